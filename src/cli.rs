@@ -1,0 +1,159 @@
+//! The command line, with clap's derive API. Values are checked later, in `model`, so that
+//! every rejection carries the same kind of message whichever command it comes from.
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+use clap_complete::Shell;
+
+use crate::project::License;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rbuilder",
+    version,
+    about = "Scaffold Kubernetes operators in Rust, built on kube-rs",
+    long_about = "rbuilder is kubebuilder for Rust: it lays out an operator project built on \
+                  kube-rs, then adds custom resources to it (types, CRD, reconciler, RBAC, \
+                  samples). It works offline and never compiles anything.",
+    after_help = "Example:\n  mkdir example && cd example\n  rbuilder init --domain my.domain\n  \
+                  rbuilder create api --group devops --kind DemoMicroService"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new operator project in the current folder
+    #[command(after_help = "Example:\n  mkdir example && cd example\n  \
+                            rbuilder init --domain my.domain --owner \"Jane Doe\"")]
+    Init(InitArgs),
+    /// Add something to the project (an API: a custom resource and its controller)
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Same as `create api`
+    #[command(name = "create-api", hide = true)]
+    CreateApi(CreateApiArgs),
+    /// Change project-wide settings recorded in PROJECT
+    #[command(after_help = "Example:\n  rbuilder edit --multigroup")]
+    Edit(EditArgs),
+    /// Print rbuilder's version and the versions of what it generates for
+    #[command(after_help = "Example:\n  rbuilder version")]
+    Version,
+    /// Print a shell completion script
+    #[command(after_help = "Example:\n  rbuilder completion bash > ~/.local/share/bash-completion/completions/rbuilder\n  \
+                            rbuilder completion zsh > \"${fpath[1]}/_rbuilder\"")]
+    Completion {
+        /// The shell to complete for
+        shell: Shell,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The domain of the project's API groups: `create api --group devops` makes devops.<domain>
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// The project's name: the Cargo package, the binary, the namespace <name>-system [default: the folder's name]
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// The copyright owner written in the license header [default: "The <project> Authors"]
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// The license header put at the top of generated source files
+    #[arg(long, value_enum, default_value = "apache2")]
+    pub license: License,
+    /// Watch one namespace (WATCH_NAMESPACE) with a Role instead of the whole cluster
+    #[arg(long)]
+    pub namespaced: bool,
+    /// Put each API group in its own module (src/api/<group>/<version>)
+    #[arg(long)]
+    pub multigroup: bool,
+    /// Print the files that would be written, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add an API: a custom resource (Rust types, CRD, sample) and its controller
+    #[command(after_help = "Examples:\n  \
+        rbuilder create api --group devops --kind DemoMicroService\n  \
+        rbuilder create api --group devops --version v1 --kind DemoMicroService \\\n      \
+        --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --short-name dms\n  \
+        rbuilder create api --group apps --version v1 --kind Deployment --resource=false")]
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// The API group, without the domain: devops makes devops.<domain>
+    #[arg(long)]
+    pub group: String,
+    /// The API version: v1, v1alpha1, v2beta3, ...
+    #[arg(long, default_value = "v1")]
+    pub version: String,
+    /// The kind, in UpperCamelCase: DemoMicroService
+    #[arg(long)]
+    pub kind: String,
+    /// The resource's plural [default: computed from the kind like kubebuilder, e.g. policies]
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Whether the resource lives in a namespace (false: cluster-scoped)
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub namespaced: bool,
+    /// A short name for kubectl, e.g. dms (repeat for more)
+    #[arg(long = "short-name", value_name = "NAME")]
+    pub short_names: Vec<String>,
+    /// Scaffold the resource (types, CRD, sample); false: a controller for a built-in type
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub resource: bool,
+    /// Scaffold a controller [default: true, unless the kind already has one in another version]
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub controller: Option<bool>,
+    /// Rewrite this resource's scaffolded files if they exist (never other files)
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Make the controller run this container image as a Deployment (deploy-image template)
+    #[arg(long)]
+    pub image: Option<String>,
+    /// With --image: the port the container listens on
+    #[arg(long, value_name = "PORT")]
+    pub image_container_port: Option<String>,
+    /// With --image: the container's command, comma-separated (e.g. "memcached,-m=64")
+    #[arg(long, value_name = "COMMAND")]
+    pub image_container_command: Option<String>,
+    /// With --image: the user ID the container runs as
+    #[arg(long, value_name = "UID", allow_hyphen_values = true)]
+    pub run_as_user: Option<String>,
+    /// kubebuilder's plugin chooser; `deploy-image/v1-alpha` is the same as giving --image
+    #[arg(long, value_name = "PLUGIN")]
+    pub plugins: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Put each API group in its own module (src/api/<group>/<version>); needed for a second group
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub multigroup: Option<bool>,
+    /// Print the files that would be written, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+}

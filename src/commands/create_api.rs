@@ -1,0 +1,432 @@
+//! `rbuilder create api`: a custom resource (types, CRD, sample, RBAC roles) and its
+//! controller, registered at the project's markers; or a controller for a built-in type.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use super::manifests::{crd_with_version, role_with_rules};
+use super::{finish, project_context};
+use crate::cli::CreateApiArgs;
+use crate::model::{
+    DeployImage, Flavor, Group, Kind, Plural, Resource, ShortName, Version, builtin,
+};
+use crate::project::{
+    self, ApiEntry, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project,
+    ResourceEntry,
+};
+use crate::scaffold::{Plan, Templates, markers};
+
+/// The value of kubebuilder's --plugins that selects the deploy-image template.
+const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
+
+pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
+    let mut project = Project::load(root)?;
+    let resource = resource(&project, &args)?;
+    check_conflicts(&project, &resource, args.force)?;
+
+    let templates = Templates::load()?;
+    let mut plan = Plan::new(root);
+    let mut ctx = project_context(&project);
+    ctx.insert("resource", &resource);
+    ctx.insert("storage", &is_first_version(&project, &resource));
+    let scaffold = Scaffold {
+        templates: &templates,
+        ctx: &ctx,
+        resource: &resource,
+        force: args.force,
+    };
+    // --resource=false on a resource the project has: only its controller is new.
+    if resource.has_crd() && args.resource {
+        scaffold.api(&mut plan, &project)?;
+    }
+    if resource.controller {
+        scaffold.controller(&mut plan)?;
+    }
+    record(&mut project, &resource);
+    plan.update(project::FILE, |_| project.to_yaml())?;
+
+    let overwritten = plan.overwritten().join(", ");
+    let mut next = String::new();
+    if !overwritten.is_empty() {
+        next.push_str(&format!("--force rewrote: {overwritten}\n"));
+    }
+    next.push_str(&format!(
+        "Added {}. Next:\n  \
+         edit the types, then `make manifests` to regenerate the CRD\n  \
+         make test\n  \
+         make install && make run   # against the cluster in your kubeconfig",
+        resource.gvk()
+    ));
+    finish(&plan, args.dry_run, &next)
+}
+
+/// Validates the arguments against the project into the resource to scaffold.
+fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
+    let version = Version::parse(&args.version)?;
+    let kind = Kind::parse(&args.kind)?;
+    let deploy_image = deploy_image(args)?;
+
+    if !args.resource {
+        if deploy_image.is_some() {
+            bail!("--image needs --resource=true: the deploy-image template scaffolds a custom resource");
+        }
+        if builtin::is_builtin_group(&args.group) {
+            let Some(b) = builtin::find(&args.group, &args.version, &args.kind) else {
+                bail!(
+                    "unknown built-in type {}/{} {}: rbuilder can write controllers for these \
+                     types of group '{}': {}",
+                    args.group,
+                    args.version,
+                    args.kind,
+                    args.group,
+                    builtin::kinds_in(&args.group).join(", ")
+                );
+            };
+            let group = if b.api_group.is_empty() {
+                Group::core()
+            } else {
+                Group::parse(b.group)?
+            };
+            return Ok(Resource::builtin(b, group, version, kind));
+        }
+    }
+
+    let group = Group::parse(&args.group)?;
+    let domain = crate::model::Domain::parse(&project.domain)?;
+    group.check_with_domain(&domain)?;
+    let plural = match &args.plural {
+        Some(p) => Plural::parse(p)?,
+        None => Plural::of(&kind),
+    };
+    let short_names = args
+        .short_names
+        .iter()
+        .map(|s| ShortName::parse(s))
+        .collect::<Result<Vec<_>>>()?;
+    if !args.namespaced && deploy_image.is_some() {
+        bail!(
+            "--image needs --namespaced=true: the Deployment it runs lives in the resource's \
+             namespace"
+        );
+    }
+    if !args.namespaced && project.namespaced {
+        bail!(
+            "--namespaced=false makes a cluster-scoped resource, but this operator is scoped \
+             to one namespace (init --namespaced); make the resource namespaced"
+        );
+    }
+    // A second version of a kind reuses the controller of the first by default.
+    let kind_has_controller = project
+        .custom_resources()
+        .any(|r| r.group == args.group && r.kind == args.kind && r.version != args.version && r.controller);
+    let controller = args.controller.unwrap_or(!kind_has_controller);
+
+    let existing = project
+        .custom_resources()
+        .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind);
+    if !args.resource {
+        // Only a controller, for a resource this project already has.
+        let Some(existing) = existing else {
+            bail!(
+                "--resource=false scaffolds only a controller, for a built-in type (e.g. \
+                 --group apps --version v1 --kind Deployment) or for a resource this project \
+                 already has; {}/{} {} is neither",
+                args.group,
+                args.version,
+                args.kind
+            );
+        };
+        if existing.controller && !args.force {
+            bail!("{}/{} {} already has a controller (use --force to scaffold it again)", args.group, args.version, args.kind);
+        }
+    }
+
+    let flavor = match deploy_image {
+        Some(d) => Flavor::DeployImage(d),
+        None => Flavor::Plain,
+    };
+    Ok(Resource::custom(
+        group,
+        version,
+        kind,
+        plural,
+        &project.domain,
+        args.namespaced,
+        short_names,
+        controller,
+        project.multigroup,
+        flavor,
+    ))
+}
+
+/// The deploy-image options, if --image or --plugins chose that template.
+fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
+    if let Some(plugin) = &args.plugins
+        && plugin != DEPLOY_IMAGE_PLUGIN
+    {
+        bail!(
+            "unknown plugin '{plugin}': rbuilder's only plugin is '{DEPLOY_IMAGE_PLUGIN}' \
+             (the same as giving --image)"
+        );
+    }
+    let Some(image) = &args.image else {
+        if args.plugins.is_some() {
+            bail!("--plugins {DEPLOY_IMAGE_PLUGIN} needs --image, e.g. --image stefanprodan/podinfo:6.7.1");
+        }
+        let orphan = [
+            ("--image-container-port", args.image_container_port.is_some()),
+            ("--image-container-command", args.image_container_command.is_some()),
+            ("--run-as-user", args.run_as_user.is_some()),
+        ];
+        if let Some((flag, _)) = orphan.iter().find(|(_, given)| *given) {
+            bail!("{flag} only applies with --image: add --image <image> or drop {flag}");
+        }
+        return Ok(None);
+    };
+    if image.is_empty() || image.chars().any(char::is_whitespace) {
+        bail!(
+            "invalid --image '{image}': an image reference is non-empty and has no spaces, \
+             e.g. 'stefanprodan/podinfo:6.7.1'"
+        );
+    }
+    let port = match &args.image_container_port {
+        Some(p) => match p.parse::<u16>() {
+            Ok(port) if port >= 1 => Some(port),
+            _ => bail!("invalid --image-container-port '{p}': a port is a number from 1 to 65535, e.g. 8080"),
+        },
+        None => None,
+    };
+    let command = match &args.image_container_command {
+        Some(c) => {
+            let parts: Vec<String> = c.split(',').map(|s| s.trim().to_owned()).collect();
+            if parts.iter().any(String::is_empty) {
+                bail!(
+                    "invalid --image-container-command '{c}': give the command and its \
+                     arguments separated by commas, none empty, e.g. 'memcached,-m=64,-v'"
+                );
+            }
+            parts
+        }
+        None => Vec::new(),
+    };
+    let run_as_user = match &args.run_as_user {
+        Some(u) => match u.parse::<i64>() {
+            Ok(uid) if uid >= 0 => Some(uid),
+            _ => bail!("invalid --run-as-user '{u}': a user ID is a whole number of 0 or more, e.g. 1001"),
+        },
+        None => None,
+    };
+    Ok(Some(DeployImage {
+        image: image.clone(),
+        port,
+        command,
+        run_as_user,
+    }))
+}
+
+/// Refuses what would clash with the project: the same resource again (without --force),
+/// or a second API group in a project that is not multigroup.
+fn check_conflicts(project: &Project, r: &Resource, force: bool) -> Result<()> {
+    if !r.has_crd() {
+        let exists = project.resources.iter().any(|e| {
+            e.api.is_none() && e.group == r.group.as_ref() && e.kind == r.kind.as_str()
+        });
+        if exists && !force {
+            bail!(
+                "a controller for {} already exists (use --force to scaffold it again)",
+                r.gvk()
+            );
+        }
+        return Ok(());
+    }
+    let exists = project.custom_resources().any(|e| {
+        e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
+    });
+    if exists && !force {
+        bail!(
+            "{} already exists in this project; use --force to rewrite its scaffolded files \
+             (the types, controller, CRD version, sample and roles; nothing else)",
+            r.gvk()
+        );
+    }
+    if !project.multigroup
+        && let Some(other) = project.custom_resources().find(|e| e.group != r.group.as_ref())
+    {
+        bail!(
+            "group '{}' would be this project's second API group (it has '{}'); a project with \
+             several groups keeps each in its own module: run `rbuilder edit --multigroup` \
+             first, then create the API again",
+            r.group,
+            other.group
+        );
+    }
+    Ok(())
+}
+
+/// Whether this version is the kind's first, and so its CRD's storage version.
+fn is_first_version(project: &Project, r: &Resource) -> bool {
+    !project.custom_resources().any(|e| {
+        e.group == r.group.as_ref() && e.kind == r.kind.as_str() && e.version != r.version.as_ref()
+    })
+}
+
+/// Renders one resource's files into a plan.
+struct Scaffold<'a> {
+    templates: &'a Templates,
+    ctx: &'a tera::Context,
+    resource: &'a Resource,
+    force: bool,
+}
+
+impl Scaffold<'_> {
+    fn render(&self, name: &str) -> Result<String> {
+        self.templates.render(name, self.ctx)
+    }
+
+    /// A file this resource owns: created, or rewritten with --force.
+    fn own(&self, plan: &mut Plan, path: String, template: &str) -> Result<()> {
+        let text = self.render(template)?;
+        if self.force {
+            plan.overwrite(path, text)
+        } else {
+            plan.create(path, text)
+        }
+    }
+
+    /// Inserts a rendered snippet (one or more lines) before a marker.
+    fn insert(&self, plan: &mut Plan, file: &str, marker: &str, snippet: &str) -> Result<()> {
+        let text = self.render(snippet)?;
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        plan.update(file, |content| markers::insert(content, file, marker, &lines))
+    }
+
+    /// Creates `path` from `template` if it does not exist yet (shared module files).
+    fn ensure(&self, plan: &mut Plan, path: &str, template: &str) -> Result<()> {
+        if !plan.exists(path) {
+            plan.create(path, self.render(template)?)?;
+        }
+        Ok(())
+    }
+
+    fn flavor(&self) -> &'static str {
+        match self.resource.flavor {
+            Flavor::Plain => "plain",
+            Flavor::DeployImage(_) => "deploy_image",
+            Flavor::Builtin { .. } => "builtin",
+        }
+    }
+
+    fn api(&self, plan: &mut Plan, project: &Project) -> Result<()> {
+        let r = self.resource;
+        let dir = r.api_dir();
+        let flavor = self.flavor();
+
+        // src/api: the kind's module inside its version (and group) module.
+        if project.multigroup {
+            let group_dir = format!("src/api/{}", r.group.as_ref().replace('-', "_"));
+            self.insert(plan, "src/api/mod.rs", "api-modules", "inserts/api_mod_group.rs")?;
+            self.ensure(plan, &format!("{group_dir}/mod.rs"), "api/group_mod.rs")?;
+            self.insert(plan, &format!("{group_dir}/mod.rs"), "versions", "inserts/group_mod_version.rs")?;
+        } else {
+            self.insert(plan, "src/api/mod.rs", "api-modules", "inserts/api_mod_version.rs")?;
+        }
+        self.ensure(plan, &format!("{dir}/mod.rs"), "api/version_mod.rs")?;
+        self.insert(plan, &format!("{dir}/mod.rs"), "kinds", "inserts/version_mod_kind.rs")?;
+        self.own(plan, format!("{dir}/{}.rs", r.module.file), &format!("api/{flavor}.rs"))?;
+        self.insert(plan, "src/api/mod.rs", "crds", "inserts/api_mod_crd.rs")?;
+
+        // config/crd: the CRD as `make manifests` writes it, listed in the kustomization.
+        let crd_file = r.crd_file();
+        let existing = plan.read(&crd_file)?;
+        let crd = crd_with_version(existing.as_deref(), &self.render(&format!("crd/{flavor}.yaml"))?, &crd_file)?;
+        match existing {
+            Some(_) => plan.update(crd_file, |_| Ok(crd))?,
+            None => plan.create(crd_file, crd)?,
+        }
+        self.ensure(plan, "config/crd/kustomization.yaml", "crd/kustomization.yaml")?;
+        self.insert(plan, "config/crd/kustomization.yaml", "crdkustomizeresource", "inserts/crd_kustomization.yaml")?;
+        self.insert(plan, "config/default/kustomization.yaml", "crd", "inserts/default_crd.yaml")?;
+
+        // config/rbac: roles for users of the resource; config/samples: an example object.
+        for role in ["admin", "editor", "viewer"] {
+            self.own(
+                plan,
+                format!("config/rbac/{}_{role}_role.yaml", r.kind.lower()),
+                &format!("rbac/{role}_role.yaml"),
+            )?;
+        }
+        self.insert(plan, "config/rbac/kustomization.yaml", "rbac-roles", "inserts/rbac_kustomization.yaml")?;
+        self.own(plan, r.sample_file(), &format!("samples/{flavor}.yaml"))?;
+        self.insert(plan, "config/samples/kustomization.yaml", "samples", "inserts/samples_kustomization.yaml")?;
+        Ok(())
+    }
+
+    fn controller(&self, plan: &mut Plan) -> Result<()> {
+        let flavor = self.flavor();
+        let path = format!("src/controller/{}.rs", self.resource.module.file);
+        self.own(plan, path, &format!("controller/{flavor}.rs"))?;
+        self.insert(plan, "src/controller/mod.rs", "controller-modules", "inserts/controller_mod.rs")?;
+        self.insert(plan, "src/controller/mod.rs", "controllers", "inserts/controller_registry.rs")?;
+        let rules = self.render(&format!("rbac/rules/{flavor}.yaml"))?;
+        let file = "config/rbac/role.yaml";
+        plan.update(file, |role| role_with_rules(role, &rules, file))
+    }
+}
+
+/// Records the resource in PROJECT (replacing its entry under --force).
+fn record(project: &mut Project, r: &Resource) {
+    let entry = ResourceEntry {
+        api: r.has_crd().then(|| ApiEntry {
+            crd_version: "v1".into(),
+            namespaced: r.namespaced,
+        }),
+        controller: r.controller,
+        domain: if r.has_crd() {
+            project.domain.clone()
+        } else {
+            "k8s.io".into()
+        },
+        group: r.group.to_string(),
+        kind: r.kind.to_string(),
+        plural: Some(r.plural.to_string()),
+        short_names: r.short_names.iter().map(ToString::to_string).collect(),
+        version: r.version.to_string(),
+    };
+    let same = |e: &ResourceEntry| {
+        e.group == entry.group && e.version == entry.version && e.kind == entry.kind
+    };
+    match project.resources.iter_mut().find(|e| same(e)) {
+        Some(old) => {
+            // --resource=false on an existing resource keeps its API; --controller adds one.
+            let api = old.api.clone();
+            *old = ResourceEntry {
+                api: entry.api.or(api),
+                controller: old.controller || entry.controller,
+                ..entry
+            };
+        }
+        None => project.resources.push(entry),
+    }
+    if let Flavor::DeployImage(d) = &r.flavor {
+        let plugin = project
+            .plugins
+            .deploy_image
+            .get_or_insert_with(DeployImagePlugin::default);
+        plugin
+            .resources
+            .retain(|e| !(e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()));
+        plugin.resources.push(DeployImageEntry {
+            domain: project.domain.clone(),
+            group: r.group.to_string(),
+            kind: r.kind.to_string(),
+            options: DeployImageOptions {
+                image: d.image.clone(),
+                container_command: (!d.command.is_empty()).then(|| d.command.join(",")),
+                container_port: d.port,
+                run_as_user: d.run_as_user,
+            },
+            version: r.version.to_string(),
+        });
+    }
+}

@@ -1,0 +1,98 @@
+//! `rbuilder init`: a new operator project in the current folder.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::{finish, project_context};
+use crate::cli::InitArgs;
+use crate::model::{Domain, ProjectName};
+use crate::project::{self, Project};
+use crate::scaffold::{Plan, Templates};
+
+/// Where init's templates live under `templates/`; each renders to the same path in the project.
+const TEMPLATE_DIR: &str = "init/";
+
+pub fn run(root: &Path, args: InitArgs) -> Result<()> {
+    let name = match &args.project_name {
+        Some(name) => ProjectName::parse(name)?,
+        None => {
+            let folder = root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ProjectName::parse(&folder).with_context(|| {
+                format!(
+                    "the project name comes from the folder's name '{folder}', which cannot be \
+                     used; rename the folder or pass --project-name"
+                )
+            })?
+        }
+    };
+    let domain = Domain::parse(&args.domain)?;
+    check_folder(root)?;
+
+    let mut project = Project::new(&name, &domain);
+    project.owner = args.owner.clone();
+    project.license = args.license;
+    project.namespaced = args.namespaced;
+    project.multigroup = args.multigroup;
+
+    let plan = plan(root, &project)?;
+    let next = format!(
+        "Next: add an API, then build and test:\n  \
+         rbuilder create api --group <group> --version v1 --kind <Kind>\n  \
+         make test        # cargo test\n  \
+         make manifests   # regenerate config/crd and config/rbac from the code\n\
+         The project is named '{name}'; its manager binary is target/debug/{name}."
+    );
+    finish(&plan, args.dry_run, &next)
+}
+
+fn plan(root: &Path, project: &Project) -> Result<Plan> {
+    let templates = Templates::load()?;
+    let ctx = project_context(project);
+    let mut plan = Plan::new(root);
+    for name in templates.names(TEMPLATE_DIR) {
+        let out = name.strip_prefix(TEMPLATE_DIR).unwrap_or(&name).to_owned();
+        plan.create(out, templates.render(&name, &ctx)?)?;
+    }
+    plan.create(project::FILE, project.to_yaml()?)?;
+    Ok(plan)
+}
+
+/// init makes a new project: it refuses a folder that already holds one, or holds anything
+/// but hidden files (.git, editor settings) and a license.
+fn check_folder(root: &Path) -> Result<()> {
+    for (file, what) in [
+        (project::FILE, "an rbuilder (or kubebuilder) project"),
+        ("Cargo.toml", "a Cargo package"),
+        ("src/main.rs", "a Rust program"),
+    ] {
+        if root.join(file).exists() {
+            bail!(
+                "{} already has {file}: it is already {what}; `rbuilder init` only creates new \
+                 projects. Run it in a new, empty folder (use `rbuilder create api` to extend \
+                 an rbuilder project)",
+                root.display()
+            );
+        }
+    }
+    let entries = std::fs::read_dir(root)
+        .with_context(|| format!("cannot read the folder {}", root.display()))?;
+    let mut others: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && !n.starts_with("LICENSE"))
+        .collect();
+    if !others.is_empty() {
+        others.sort();
+        bail!(
+            "{} is not empty (it has {}); `rbuilder init` needs an empty folder (hidden files \
+             such as .git and a LICENSE are fine): make a new folder, or move those files away",
+            root.display(),
+            others.join(", ")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Kubernetes' built-in types that `create api --resource=false` can write a controller for.
+//! The generated code names them through k8s-openapi, so a type must be known here to be
+//! sure it compiles; the list covers the types operators commonly reconcile.
+
+/// One built-in type: how the command line names it and how the API and k8s-openapi do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Builtin {
+    /// `--group` as kubebuilder takes it: `core`, `apps`, `networking`, ...
+    pub group: &'static str,
+    /// The API group: `""` for core, `networking.k8s.io`, ...
+    pub api_group: &'static str,
+    /// The k8s-openapi module under `k8s_openapi::api`.
+    pub module: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub plural: &'static str,
+}
+
+const fn b(
+    group: &'static str,
+    api_group: &'static str,
+    module: &'static str,
+    version: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+) -> Builtin {
+    Builtin {
+        group,
+        api_group,
+        module,
+        version,
+        kind,
+        plural,
+    }
+}
+
+pub const BUILTINS: &[Builtin] = &[
+    b("apps", "apps", "apps", "v1", "DaemonSet", "daemonsets"),
+    b("apps", "apps", "apps", "v1", "Deployment", "deployments"),
+    b("apps", "apps", "apps", "v1", "ReplicaSet", "replicasets"),
+    b("apps", "apps", "apps", "v1", "StatefulSet", "statefulsets"),
+    b("autoscaling", "autoscaling", "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers"),
+    b("batch", "batch", "batch", "v1", "CronJob", "cronjobs"),
+    b("batch", "batch", "batch", "v1", "Job", "jobs"),
+    b("coordination", "coordination.k8s.io", "coordination", "v1", "Lease", "leases"),
+    b("core", "", "core", "v1", "ConfigMap", "configmaps"),
+    b("core", "", "core", "v1", "Namespace", "namespaces"),
+    b("core", "", "core", "v1", "Node", "nodes"),
+    b("core", "", "core", "v1", "PersistentVolume", "persistentvolumes"),
+    b("core", "", "core", "v1", "PersistentVolumeClaim", "persistentvolumeclaims"),
+    b("core", "", "core", "v1", "Pod", "pods"),
+    b("core", "", "core", "v1", "Secret", "secrets"),
+    b("core", "", "core", "v1", "Service", "services"),
+    b("core", "", "core", "v1", "ServiceAccount", "serviceaccounts"),
+    b("networking", "networking.k8s.io", "networking", "v1", "Ingress", "ingresses"),
+    b("networking", "networking.k8s.io", "networking", "v1", "NetworkPolicy", "networkpolicies"),
+    b("policy", "policy", "policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets"),
+    b("rbac", "rbac.authorization.k8s.io", "rbac", "v1", "ClusterRole", "clusterroles"),
+    b("rbac", "rbac.authorization.k8s.io", "rbac", "v1", "Role", "roles"),
+    b("rbac", "rbac.authorization.k8s.io", "rbac", "v1", "RoleBinding", "rolebindings"),
+    b("storage", "storage.k8s.io", "storage", "v1", "StorageClass", "storageclasses"),
+];
+
+/// Whether `group` names a built-in API group (by kubebuilder's short name or its full name).
+pub fn is_builtin_group(group: &str) -> bool {
+    BUILTINS
+        .iter()
+        .any(|b| b.group == group || (!b.api_group.is_empty() && b.api_group == group))
+}
+
+/// The built-in type `group/version/kind`, if rbuilder knows it.
+pub fn find(group: &str, version: &str, kind: &str) -> Option<Builtin> {
+    BUILTINS
+        .iter()
+        .find(|b| {
+            (b.group == group || (!b.api_group.is_empty() && b.api_group == group))
+                && b.version == version
+                && b.kind == kind
+        })
+        .copied()
+}
+
+/// The kinds rbuilder knows in a built-in group, for error messages.
+pub fn kinds_in(group: &str) -> Vec<String> {
+    BUILTINS
+        .iter()
+        .filter(|b| b.group == group || b.api_group == group)
+        .map(|b| format!("{}/{}", b.version, b.kind))
+        .collect()
+}

@@ -1,0 +1,9 @@
+//! The validated model: names that passed Kubernetes' and Rust's rules, and the resources
+//! built from them. Nothing here touches the disk.
+
+pub mod builtin;
+mod names;
+mod resource;
+
+pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
+pub use resource::{DeployImage, Flavor, Resource};

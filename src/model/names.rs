@@ -1,0 +1,482 @@
+//! Validated names. Each type can only be built through its `parse`, so a value that
+//! exists has passed Kubernetes' rules (and Rust's, where the name becomes code). Every
+//! rejection names the value, says why, and says what would be accepted.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+use heck::ToSnakeCase;
+use serde::Serialize;
+
+/// The most characters a DNS-1123 label may have.
+const MAX_LABEL: usize = 63;
+/// The most characters a DNS-1123 subdomain may have.
+const MAX_SUBDOMAIN: usize = 253;
+
+/// Why `s` is not a DNS-1123 label, if it is not one: lower-case alphanumerics and '-',
+/// starting and ending with an alphanumeric, at most 63 characters.
+fn dns_label_problem(s: &str) -> Option<&'static str> {
+    if s.is_empty() {
+        return Some("it is empty");
+    }
+    if s.len() > MAX_LABEL {
+        return Some("it is longer than 63 characters");
+    }
+    if !s
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Some("it may only contain lower-case letters, digits and '-'");
+    }
+    if s.starts_with('-') || s.ends_with('-') {
+        return Some("it must start and end with a letter or digit");
+    }
+    None
+}
+
+/// Why `s` is not a DNS-1123 subdomain (dot-separated labels, at most 253 characters).
+fn dns_subdomain_problem(s: &str) -> Option<String> {
+    if s.is_empty() {
+        return Some("it is empty".into());
+    }
+    if s.len() > MAX_SUBDOMAIN {
+        return Some("it is longer than 253 characters".into());
+    }
+    for label in s.split('.') {
+        if label.is_empty() {
+            return Some("it has an empty part between dots".into());
+        }
+        if let Some(why) = dns_label_problem(label) {
+            return Some(format!("its part '{label}' is not valid: {why}"));
+        }
+    }
+    None
+}
+
+/// The project's domain, e.g. `my.domain`: API groups are `<group>.<domain>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Domain(String);
+
+impl Domain {
+    pub fn parse(s: &str) -> Result<Self> {
+        if let Some(why) = dns_subdomain_problem(s) {
+            bail!(
+                "invalid domain '{s}': {why}; a domain is a DNS-1123 subdomain, e.g. \
+                 'my.domain' or 'example.com' (lower-case letters, digits, '-' and '.')"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+}
+
+/// An API group's short name, e.g. `devops` in `devops.my.domain`. Empty for the core group
+/// of built-in types (Pods, Services, ...).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Group(String);
+
+impl Group {
+    pub fn parse(s: &str) -> Result<Self> {
+        if let Some(why) = dns_label_problem(s) {
+            bail!(
+                "invalid group '{s}': {why}; a group is a DNS-1123 label such as 'devops', \
+                 'batch' or 'web-apps'"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    /// The core group ("" in the API), which kubebuilder spells `core` on the command line.
+    pub fn core() -> Self {
+        Self(String::new())
+    }
+
+    /// Checks that `<group>.<domain>` is a valid API group name as a whole.
+    pub fn check_with_domain(&self, domain: &Domain) -> Result<()> {
+        let full = format!("{}.{}", self.0, domain.0);
+        if let Some(why) = dns_subdomain_problem(&full) {
+            bail!(
+                "invalid API group '{full}': {why}; choose a shorter group or domain so that \
+                 '<group>.<domain>' is a DNS-1123 subdomain of at most 253 characters"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// An API version in the Kubernetes convention: `v1`, `v1alpha1`, `v2beta3`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Version(String);
+
+impl Version {
+    pub fn parse(s: &str) -> Result<Self> {
+        if !is_kube_version(s) {
+            bail!(
+                "invalid version '{s}': versions follow the Kubernetes convention v<N>, \
+                 v<N>alpha<M> or v<N>beta<M> with N, M >= 1, e.g. 'v1', 'v1alpha1', 'v2beta3'"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+}
+
+/// `v<N>`, `v<N>alpha<M>`, `v<N>beta<M>`; numbers have no leading zero.
+fn is_kube_version(s: &str) -> bool {
+    fn number(s: &str) -> bool {
+        !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) && !s.starts_with('0')
+    }
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let split = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let (major, tail) = rest.split_at(split);
+    if !number(major) {
+        return false;
+    }
+    tail.is_empty()
+        || ["alpha", "beta"]
+            .iter()
+            .any(|stage| tail.strip_prefix(stage).is_some_and(number))
+}
+
+/// Rust's keywords (2024 edition, strict and reserved). A module named after one of these
+/// needs the raw form `r#name`.
+const RUST_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Keywords that cannot be raw identifiers either.
+const NOT_RAW: &[&str] = &["crate", "self", "super"];
+
+/// Names a kind cannot take because the generated type would hide a type of Rust's prelude
+/// that the generated code itself uses.
+const PRELUDE_TYPES: &[&str] = &[
+    "Box", "Err", "None", "Ok", "Option", "Result", "Self", "Some", "String", "Vec",
+];
+
+/// A resource kind: UpperCamelCase ASCII, e.g. `DemoMicroService`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Kind(String);
+
+impl Kind {
+    pub fn parse(s: &str) -> Result<Self> {
+        let accepted = "a kind is UpperCamelCase ASCII letters and digits starting with an \
+                        upper-case letter, at most 63 characters, e.g. 'DemoMicroService'";
+        if s.is_empty() {
+            bail!("invalid kind '': it is empty; {accepted}");
+        }
+        if !s.starts_with(|c: char| c.is_ascii_uppercase()) {
+            bail!("invalid kind '{s}': it must start with an upper-case letter; {accepted}");
+        }
+        if !s.chars().all(|c| c.is_ascii_alphanumeric()) {
+            bail!("invalid kind '{s}': it may only contain ASCII letters and digits; {accepted}");
+        }
+        if s.len() > MAX_LABEL {
+            bail!("invalid kind '{s}': it is longer than 63 characters; {accepted}");
+        }
+        if PRELUDE_TYPES.contains(&s) {
+            bail!(
+                "invalid kind '{s}': the generated Rust type would hide Rust's own '{s}'; \
+                 choose another name, e.g. '{s}Resource'"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The kind in lower case, as kubebuilder writes it in file names: `demomicroservice`.
+    pub fn lower(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+
+    /// The Rust module (and file stem) for this kind: snake case, e.g. `demo_micro_service`.
+    pub fn module(&self) -> RustModule {
+        RustModule::new(self.0.to_snake_case())
+    }
+}
+
+/// A Rust module name and how it is written in code and on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RustModule {
+    /// The identifier as written in code: `demo_micro_service`, `r#type`, `self_`.
+    pub ident: String,
+    /// The file stem: `demo_micro_service`, `type`, `self_`.
+    pub file: String,
+}
+
+impl RustModule {
+    fn new(snake: String) -> Self {
+        if NOT_RAW.contains(&snake.as_str()) {
+            let name = format!("{snake}_");
+            Self {
+                ident: name.clone(),
+                file: name,
+            }
+        } else if RUST_KEYWORDS.contains(&snake.as_str()) {
+            Self {
+                ident: format!("r#{snake}"),
+                file: snake,
+            }
+        } else {
+            Self {
+                ident: snake.clone(),
+                file: snake,
+            }
+        }
+    }
+}
+
+/// The resource's plural, e.g. `demomicroservices`: the CRD's name is `<plural>.<group>`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Plural(String);
+
+impl Plural {
+    pub fn parse(s: &str) -> Result<Self> {
+        if let Some(why) = dns_label_problem(s) {
+            bail!(
+                "invalid plural '{s}': {why}; a plural is a lower-case DNS-1123 label such \
+                 as 'demomicroservices'"
+            );
+        }
+        if s.starts_with(|c: char| c.is_ascii_digit()) {
+            bail!("invalid plural '{s}': it must start with a letter, e.g. 'demomicroservices'");
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    /// kubebuilder's plural of a kind: lower-cased, then English plural rules.
+    pub fn of(kind: &Kind) -> Self {
+        Self(pluralize(&kind.lower()))
+    }
+}
+
+/// A short name for `kubectl get`, e.g. `dms`: lower-case letters and digits.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ShortName(String);
+
+impl ShortName {
+    pub fn parse(s: &str) -> Result<Self> {
+        let valid = !s.is_empty()
+            && s.len() <= MAX_LABEL
+            && s.starts_with(|c: char| c.is_ascii_lowercase())
+            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        if !valid {
+            bail!(
+                "invalid short name '{s}': a short name is lower-case letters and digits \
+                 starting with a letter, e.g. 'dms'"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+}
+
+/// The project's name, e.g. `example`: the Cargo package, the manager binary, the kustomize
+/// name prefix and the namespace `<name>-system`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProjectName(String);
+
+/// Names the generated Cargo package cannot take: its own dependencies and binaries, and
+/// crates every Rust program already has.
+const RESERVED_PROJECT_NAMES: &[&str] = &[
+    "alloc", "anyhow", "axum", "core", "futures", "k8s-openapi", "kube", "kube-lease-manager",
+    "manifests", "prometheus-client", "proc-macro", "schemars", "serde", "serde-json",
+    "serde-saphyr", "std", "test", "thiserror", "tokio", "tower-test", "tracing",
+    "tracing-subscriber",
+];
+
+impl ProjectName {
+    pub fn parse(s: &str) -> Result<Self> {
+        if let Some(why) = dns_label_problem(s) {
+            bail!(
+                "invalid project name '{s}': {why}; it must be a DNS-1123 label such as \
+                 'example' or 'guestbook-operator' (pass --project-name to choose one)"
+            );
+        }
+        if s.starts_with(|c: char| c.is_ascii_digit()) {
+            bail!(
+                "invalid project name '{s}': it must start with a letter to be a valid Rust \
+                 crate name, e.g. 'operator-{s}' (pass --project-name to choose one)"
+            );
+        }
+        let snake = s.replace('-', "_");
+        if RESERVED_PROJECT_NAMES.contains(&s) || RUST_KEYWORDS.contains(&snake.as_str()) {
+            bail!(
+                "invalid project name '{s}': it is reserved in Rust or clashes with a crate \
+                 or binary of the generated project; choose another, e.g. '{s}-operator' \
+                 (pass --project-name)"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+}
+
+/// Plurals that follow no rule (flect's irregular list, the ones kinds tend to hit).
+const IRREGULAR_PLURALS: &[(&str, &str)] = &[
+    ("alias", "aliases"),
+    ("child", "children"),
+    ("criterion", "criteria"),
+    ("datum", "data"),
+    ("foot", "feet"),
+    ("goose", "geese"),
+    ("index", "indices"),
+    ("man", "men"),
+    ("matrix", "matrices"),
+    ("mouse", "mice"),
+    ("person", "people"),
+    ("quiz", "quizzes"),
+    ("status", "statuses"),
+    ("tooth", "teeth"),
+    ("vertex", "vertices"),
+    ("woman", "women"),
+];
+
+/// Words whose plural is the word itself.
+const UNCOUNTABLE: &[&str] = &[
+    "data",
+    "equipment",
+    "information",
+    "metadata",
+    "news",
+    "series",
+    "sheep",
+    "species",
+];
+
+/// English plural of a lower-case word, as kubebuilder (flect) computes a kind's plural:
+/// Guestbook -> guestbooks, Busybox -> busyboxes, Policy -> policies, Person -> people.
+pub fn pluralize(word: &str) -> String {
+    // A compound kind (DemoMicroService) is pluralized by its last word; try the longest
+    // known suffix first so "salesperson" still becomes "salespeople".
+    for (singular, plural) in IRREGULAR_PLURALS {
+        if let Some(stem) = word.strip_suffix(singular) {
+            return format!("{stem}{plural}");
+        }
+    }
+    if UNCOUNTABLE.iter().any(|u| word.ends_with(u)) {
+        return word.to_owned();
+    }
+    let vowel = |c: char| "aeiou".contains(c);
+    if let Some(stem) = word.strip_suffix('y')
+        && !stem.ends_with(vowel)
+        && !stem.is_empty()
+    {
+        return format!("{stem}ies");
+    }
+    if ["s", "x", "z", "ch", "sh"].iter().any(|e| word.ends_with(e)) {
+        return format!("{word}es");
+    }
+    if let Some(stem) = word.strip_suffix("fe") {
+        return format!("{stem}ves");
+    }
+    format!("{word}s")
+}
+
+macro_rules! display_as_str {
+    ($($name:ident),*) => {$(
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    )*};
+}
+display_as_str!(Domain, Group, Version, Kind, Plural, ShortName, ProjectName);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains() {
+        for ok in ["my.domain", "example.com", "a", "x-1.io"] {
+            assert!(Domain::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in ["My_Domain", "-x.com", "a..b", "", "x.", "UPPER.io", "a_b.io"] {
+            let err = Domain::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(&format!("'{bad}'")), "{err}");
+            assert!(err.contains("e.g."), "{err}");
+        }
+    }
+
+    #[test]
+    fn versions() {
+        for ok in ["v1", "v2", "v10", "v1alpha1", "v2beta3", "v1beta10"] {
+            assert!(Version::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in ["1", "v", "v0", "V1", "v1alpha", "v1gamma1", "v01", "v1alpha0", "v1-beta1"] {
+            assert!(Version::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        for ok in ["DemoMicroService", "Guestbook", "Type", "A1"] {
+            assert!(Kind::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in ["demo", "Demo-Service", "Démo", "", "Demo_Service", "1Demo", "Option"] {
+            assert!(Kind::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn modules_are_valid_rust() {
+        let module = |k: &str| Kind::parse(k).unwrap().module();
+        assert_eq!(module("DemoMicroService").ident, "demo_micro_service");
+        assert_eq!(module("Type").ident, "r#type");
+        assert_eq!(module("Type").file, "type");
+        assert_eq!(module("Match").ident, "r#match");
+        assert_eq!(module("Super").ident, "super_");
+        assert_eq!(module("Super").file, "super_");
+    }
+
+    #[test]
+    fn plurals_match_kubebuilder() {
+        for (kind, plural) in [
+            ("Guestbook", "guestbooks"),
+            ("Busybox", "busyboxes"),
+            ("Policy", "policies"),
+            ("Person", "people"),
+            ("DemoMicroService", "demomicroservices"),
+            ("Memcached", "memcacheds"),
+            ("Status", "statuses"),
+            ("Gateway", "gateways"),
+            ("Match", "matches"),
+            ("Index", "indices"),
+        ] {
+            assert_eq!(Plural::of(&Kind::parse(kind).unwrap()).0, plural, "{kind}");
+        }
+    }
+
+    #[test]
+    fn project_names() {
+        for ok in ["example", "guestbook-operator", "op2"] {
+            assert!(ProjectName::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in ["Example", "1op", "kube", "my_op", "", "type", "manifests", "-x"] {
+            assert!(ProjectName::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn groups_and_plurals_are_labels() {
+        assert!(Group::parse("devops").is_ok());
+        assert!(Group::parse("Dev").is_err());
+        assert!(Group::parse("dev.ops").is_err());
+        assert!(Plural::parse("dms").is_ok());
+        assert!(Plural::parse("Dms").is_err());
+        assert!(ShortName::parse("dms").is_ok());
+        assert!(ShortName::parse("d-ms").is_err());
+    }
+}

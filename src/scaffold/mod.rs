@@ -1,0 +1,9 @@
+//! The scaffolding engine: templates render into a Plan of file operations, markers say
+//! where later commands add code, and the Plan is applied (or only described) in one place.
+
+pub mod markers;
+mod plan;
+mod templates;
+
+pub use plan::Plan;
+pub use templates::Templates;

@@ -41,8 +41,10 @@ pub enum Command {
     #[command(after_help = "Example:\n  rbuilder version")]
     Version,
     /// Print a shell completion script
-    #[command(after_help = "Example:\n  rbuilder completion bash > ~/.local/share/bash-completion/completions/rbuilder\n  \
-                            rbuilder completion zsh > \"${fpath[1]}/_rbuilder\"")]
+    #[command(
+        after_help = "Example:\n  rbuilder completion bash > ~/.local/share/bash-completion/completions/rbuilder\n  \
+                            rbuilder completion zsh > \"${fpath[1]}/_rbuilder\""
+    )]
     Completion {
         /// The shell to complete for
         shell: Shell,

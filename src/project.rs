@@ -151,7 +151,8 @@ impl Project {
             ),
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        Self::parse(&text).with_context(|| format!("{} is not a valid PROJECT file", path.display()))
+        Self::parse(&text)
+            .with_context(|| format!("{} is not a valid PROJECT file", path.display()))
     }
 
     pub fn parse(text: &str) -> Result<Self> {
@@ -259,13 +260,19 @@ mod tests {
 
     #[test]
     fn rejects_other_layouts_and_broken_files() {
-        let yaml = sample().to_yaml().unwrap().replace(LAYOUT, "go.kubebuilder.io/v4");
+        let yaml = sample()
+            .to_yaml()
+            .unwrap()
+            .replace(LAYOUT, "go.kubebuilder.io/v4");
         let err = format!("{:#}", Project::parse(&yaml).unwrap_err());
         assert!(err.contains("go.kubebuilder.io/v4"), "{err}");
 
         assert!(Project::parse("domain: [").is_err());
         assert!(Project::parse("domain: x\n").is_err());
-        let bad_kind = sample().to_yaml().unwrap().replace("kind: DemoMicroService", "kind: demo");
+        let bad_kind = sample()
+            .to_yaml()
+            .unwrap()
+            .replace("kind: DemoMicroService", "kind: demo");
         assert!(Project::parse(&bad_kind).is_err());
     }
 }

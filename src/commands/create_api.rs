@@ -12,8 +12,7 @@ use crate::model::{
     DeployImage, Flavor, Group, Kind, Plural, Resource, ShortName, Version, builtin,
 };
 use crate::project::{
-    self, ApiEntry, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project,
-    ResourceEntry,
+    self, ApiEntry, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project, ResourceEntry,
 };
 use crate::scaffold::{Plan, Templates, markers};
 
@@ -30,6 +29,11 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let mut ctx = project_context(&project);
     ctx.insert("resource", &resource);
     ctx.insert("storage", &is_first_version(&project, &resource));
+    ctx.insert("group_module", &resource.group.as_ref().replace('-', "_"));
+    ctx.insert(
+        "api_file",
+        &format!("{}/{}.rs", resource.api_dir(), resource.module.file),
+    );
     let scaffold = Scaffold {
         templates: &templates,
         ctx: &ctx,
@@ -58,7 +62,7 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
          make install && make run   # against the cluster in your kubeconfig",
         resource.gvk()
     ));
-    finish(&plan, args.dry_run, &next)
+    finish(plan, args.dry_run, &next)
 }
 
 /// Validates the arguments against the project into the resource to scaffold.
@@ -69,7 +73,9 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
 
     if !args.resource {
         if deploy_image.is_some() {
-            bail!("--image needs --resource=true: the deploy-image template scaffolds a custom resource");
+            bail!(
+                "--image needs --resource=true: the deploy-image template scaffolds a custom resource"
+            );
         }
         if builtin::is_builtin_group(&args.group) {
             let Some(b) = builtin::find(&args.group, &args.version, &args.kind) else {
@@ -117,9 +123,9 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
         );
     }
     // A second version of a kind reuses the controller of the first by default.
-    let kind_has_controller = project
-        .custom_resources()
-        .any(|r| r.group == args.group && r.kind == args.kind && r.version != args.version && r.controller);
+    let kind_has_controller = project.custom_resources().any(|r| {
+        r.group == args.group && r.kind == args.kind && r.version != args.version && r.controller
+    });
     let controller = args.controller.unwrap_or(!kind_has_controller);
 
     let existing = project
@@ -138,7 +144,12 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
             );
         };
         if existing.controller && !args.force {
-            bail!("{}/{} {} already has a controller (use --force to scaffold it again)", args.group, args.version, args.kind);
+            bail!(
+                "{}/{} {} already has a controller (use --force to scaffold it again)",
+                args.group,
+                args.version,
+                args.kind
+            );
         }
     }
 
@@ -172,11 +183,19 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     }
     let Some(image) = &args.image else {
         if args.plugins.is_some() {
-            bail!("--plugins {DEPLOY_IMAGE_PLUGIN} needs --image, e.g. --image stefanprodan/podinfo:6.7.1");
+            bail!(
+                "--plugins {DEPLOY_IMAGE_PLUGIN} needs --image, e.g. --image stefanprodan/podinfo:6.7.1"
+            );
         }
         let orphan = [
-            ("--image-container-port", args.image_container_port.is_some()),
-            ("--image-container-command", args.image_container_command.is_some()),
+            (
+                "--image-container-port",
+                args.image_container_port.is_some(),
+            ),
+            (
+                "--image-container-command",
+                args.image_container_command.is_some(),
+            ),
             ("--run-as-user", args.run_as_user.is_some()),
         ];
         if let Some((flag, _)) = orphan.iter().find(|(_, given)| *given) {
@@ -193,7 +212,9 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     let port = match &args.image_container_port {
         Some(p) => match p.parse::<u16>() {
             Ok(port) if port >= 1 => Some(port),
-            _ => bail!("invalid --image-container-port '{p}': a port is a number from 1 to 65535, e.g. 8080"),
+            _ => bail!(
+                "invalid --image-container-port '{p}': a port is a number from 1 to 65535, e.g. 8080"
+            ),
         },
         None => None,
     };
@@ -213,7 +234,9 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     let run_as_user = match &args.run_as_user {
         Some(u) => match u.parse::<i64>() {
             Ok(uid) if uid >= 0 => Some(uid),
-            _ => bail!("invalid --run-as-user '{u}': a user ID is a whole number of 0 or more, e.g. 1001"),
+            _ => bail!(
+                "invalid --run-as-user '{u}': a user ID is a whole number of 0 or more, e.g. 1001"
+            ),
         },
         None => None,
     };
@@ -229,9 +252,10 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
 /// or a second API group in a project that is not multigroup.
 fn check_conflicts(project: &Project, r: &Resource, force: bool) -> Result<()> {
     if !r.has_crd() {
-        let exists = project.resources.iter().any(|e| {
-            e.api.is_none() && e.group == r.group.as_ref() && e.kind == r.kind.as_str()
-        });
+        let exists = project
+            .resources
+            .iter()
+            .any(|e| e.api.is_none() && e.group == r.group.as_ref() && e.kind == r.kind.as_str());
         if exists && !force {
             bail!(
                 "a controller for {} already exists (use --force to scaffold it again)",
@@ -251,7 +275,9 @@ fn check_conflicts(project: &Project, r: &Resource, force: bool) -> Result<()> {
         );
     }
     if !project.multigroup
-        && let Some(other) = project.custom_resources().find(|e| e.group != r.group.as_ref())
+        && let Some(other) = project
+            .custom_resources()
+            .find(|e| e.group != r.group.as_ref())
     {
         bail!(
             "group '{}' would be this project's second API group (it has '{}'); a project with \
@@ -298,7 +324,9 @@ impl Scaffold<'_> {
     fn insert(&self, plan: &mut Plan, file: &str, marker: &str, snippet: &str) -> Result<()> {
         let text = self.render(snippet)?;
         let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        plan.update(file, |content| markers::insert(content, file, marker, &lines))
+        plan.update(file, |content| {
+            markers::insert(content, file, marker, &lines)
+        })
     }
 
     /// Creates `path` from `template` if it does not exist yet (shared module files).
@@ -325,28 +353,65 @@ impl Scaffold<'_> {
         // src/api: the kind's module inside its version (and group) module.
         if project.multigroup {
             let group_dir = format!("src/api/{}", r.group.as_ref().replace('-', "_"));
-            self.insert(plan, "src/api/mod.rs", "api-modules", "inserts/api_mod_group.rs")?;
+            self.insert(
+                plan,
+                "src/api/mod.rs",
+                "api-modules",
+                "inserts/api_mod_group.rs",
+            )?;
             self.ensure(plan, &format!("{group_dir}/mod.rs"), "api/group_mod.rs")?;
-            self.insert(plan, &format!("{group_dir}/mod.rs"), "versions", "inserts/group_mod_version.rs")?;
+            self.insert(
+                plan,
+                &format!("{group_dir}/mod.rs"),
+                "versions",
+                "inserts/group_mod_version.rs",
+            )?;
         } else {
-            self.insert(plan, "src/api/mod.rs", "api-modules", "inserts/api_mod_version.rs")?;
+            self.insert(
+                plan,
+                "src/api/mod.rs",
+                "api-modules",
+                "inserts/api_mod_version.rs",
+            )?;
         }
         self.ensure(plan, &format!("{dir}/mod.rs"), "api/version_mod.rs")?;
-        self.insert(plan, &format!("{dir}/mod.rs"), "kinds", "inserts/version_mod_kind.rs")?;
-        self.own(plan, format!("{dir}/{}.rs", r.module.file), &format!("api/{flavor}.rs"))?;
+        self.insert(
+            plan,
+            &format!("{dir}/mod.rs"),
+            "kind-modules",
+            "inserts/version_mod_kind.rs",
+        )?;
+        self.insert(
+            plan,
+            &format!("{dir}/mod.rs"),
+            "kind-exports",
+            "inserts/version_mod_export.rs",
+        )?;
+        self.own(
+            plan,
+            format!("{dir}/{}.rs", r.module.file),
+            &format!("api/{flavor}.rs"),
+        )?;
         self.insert(plan, "src/api/mod.rs", "crds", "inserts/api_mod_crd.rs")?;
 
         // config/crd: the CRD as `make manifests` writes it, listed in the kustomization.
         let crd_file = r.crd_file();
         let existing = plan.read(&crd_file)?;
-        let crd = crd_with_version(existing.as_deref(), &self.render(&format!("crd/{flavor}.yaml"))?, &crd_file)?;
+        let crd = crd_with_version(
+            existing.as_deref(),
+            &self.render(&format!("crd/{flavor}.yaml"))?,
+            &crd_file,
+        )?;
         match existing {
             Some(_) => plan.update(crd_file, |_| Ok(crd))?,
             None => plan.create(crd_file, crd)?,
         }
-        self.ensure(plan, "config/crd/kustomization.yaml", "crd/kustomization.yaml")?;
-        self.insert(plan, "config/crd/kustomization.yaml", "crdkustomizeresource", "inserts/crd_kustomization.yaml")?;
-        self.insert(plan, "config/default/kustomization.yaml", "crd", "inserts/default_crd.yaml")?;
+        self.insert(
+            plan,
+            "config/crd/kustomization.yaml",
+            "crdkustomizeresource",
+            "inserts/crd_kustomization.yaml",
+        )?;
 
         // config/rbac: roles for users of the resource; config/samples: an example object.
         for role in ["admin", "editor", "viewer"] {
@@ -356,9 +421,19 @@ impl Scaffold<'_> {
                 &format!("rbac/{role}_role.yaml"),
             )?;
         }
-        self.insert(plan, "config/rbac/kustomization.yaml", "rbac-roles", "inserts/rbac_kustomization.yaml")?;
+        self.insert(
+            plan,
+            "config/rbac/kustomization.yaml",
+            "rbac-roles",
+            "inserts/rbac_kustomization.yaml",
+        )?;
         self.own(plan, r.sample_file(), &format!("samples/{flavor}.yaml"))?;
-        self.insert(plan, "config/samples/kustomization.yaml", "samples", "inserts/samples_kustomization.yaml")?;
+        self.insert(
+            plan,
+            "config/samples/kustomization.yaml",
+            "manifestskustomizesamples",
+            "inserts/samples_kustomization.yaml",
+        )?;
         Ok(())
     }
 
@@ -366,8 +441,18 @@ impl Scaffold<'_> {
         let flavor = self.flavor();
         let path = format!("src/controller/{}.rs", self.resource.module.file);
         self.own(plan, path, &format!("controller/{flavor}.rs"))?;
-        self.insert(plan, "src/controller/mod.rs", "controller-modules", "inserts/controller_mod.rs")?;
-        self.insert(plan, "src/controller/mod.rs", "controllers", "inserts/controller_registry.rs")?;
+        self.insert(
+            plan,
+            "src/controller/mod.rs",
+            "controller-modules",
+            "inserts/controller_mod.rs",
+        )?;
+        self.insert(
+            plan,
+            "src/controller/mod.rs",
+            "controllers",
+            "inserts/controller_registry.rs",
+        )?;
         let rules = self.render(&format!("rbac/rules/{flavor}.yaml"))?;
         let file = "config/rbac/role.yaml";
         plan.update(file, |role| role_with_rules(role, &rules, file))
@@ -413,9 +498,11 @@ fn record(project: &mut Project, r: &Resource) {
             .plugins
             .deploy_image
             .get_or_insert_with(DeployImagePlugin::default);
-        plugin
-            .resources
-            .retain(|e| !(e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()));
+        plugin.resources.retain(|e| {
+            !(e.group == r.group.as_ref()
+                && e.version == r.version.as_ref()
+                && e.kind == r.kind.as_str())
+        });
         plugin.resources.push(DeployImageEntry {
             domain: project.domain.clone(),
             group: r.group.to_string(),

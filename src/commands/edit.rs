@@ -29,5 +29,5 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
         }
         _ => "Nothing changed.",
     };
-    finish(&plan, args.dry_run, next)
+    finish(plan, args.dry_run, next)
 }

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
+use super::manifests::normalized;
 use super::{finish, project_context};
 use crate::cli::InitArgs;
 use crate::model::{Domain, ProjectName};
@@ -46,7 +47,7 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
          make manifests   # regenerate config/crd and config/rbac from the code\n\
          The project is named '{name}'; its manager binary is target/debug/{name}."
     );
-    finish(&plan, args.dry_run, &next)
+    finish(plan, args.dry_run, &next)
 }
 
 fn plan(root: &Path, project: &Project) -> Result<Plan> {
@@ -57,6 +58,9 @@ fn plan(root: &Path, project: &Project) -> Result<Plan> {
         let out = name.strip_prefix(TEMPLATE_DIR).unwrap_or(&name).to_owned();
         plan.create(out, templates.render(&name, &ctx)?)?;
     }
+    // Written by the project's `manifests` binary from then on; normalized the same way.
+    let role = normalized(&templates.render("rbac/role.yaml", &ctx)?)?;
+    plan.create("config/rbac/role.yaml", role)?;
     plan.create(project::FILE, project.to_yaml()?)?;
     Ok(plan)
 }

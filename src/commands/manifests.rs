@@ -10,7 +10,10 @@ use serde_json::{Map, Value};
 
 /// The first line of every file the manifests binary owns. The generated binary's template
 /// includes the same file, so the two cannot disagree.
-pub const GENERATED_HEADER: &str = include_str!("../../templates/shared/generated_header.tera");
+pub const GENERATED_HEADER: &str = concat!(
+    include_str!("../../templates/shared/generated_header.tera"),
+    "\n"
+);
 
 fn parse(yaml: &str, what: &str) -> Result<Value> {
     serde_saphyr::from_str(yaml).map_err(|e| anyhow!("{what} is not valid YAML: {e}"))
@@ -49,7 +52,10 @@ pub fn crd_with_version(existing: Option<&str>, rendered: &str, file: &str) -> R
         .cloned()
         .ok_or_else(|| anyhow!("internal error: the rendered CRD has no version"))?;
     let name = version.get("name").cloned();
-    let Some(versions) = crd.pointer_mut("/spec/versions").and_then(Value::as_array_mut) else {
+    let Some(versions) = crd
+        .pointer_mut("/spec/versions")
+        .and_then(Value::as_array_mut)
+    else {
         bail!("{file} has no spec.versions list; restore it with `make manifests`");
     };
     match versions.iter_mut().find(|v| v.get("name") == name.as_ref()) {
@@ -72,43 +78,79 @@ pub fn crd_with_version(existing: Option<&str>, rendered: &str, file: &str) -> R
     to_yaml(&crd)
 }
 
-/// The role file with `rules` (a rendered YAML list) merged in, merged and sorted as the
-/// manifests binary merges them: one rule per (apiGroups, resources), with the union of verbs.
+/// The role file with `rules` (a rendered YAML list) added, merged as the generated
+/// project's `controller::rbac_rules()` merges them: verbs are collected per API group and
+/// resource, resources with the same group and verbs share a rule, rules are sorted by
+/// (apiGroups, resources), and rules naming resourceNames or nonResourceURLs stay as they are.
 pub fn role_with_rules(existing: &str, rules: &str, file: &str) -> Result<String> {
     let mut role = parse(existing, file)?;
     let new = parse(rules, "internal error: rendered RBAC rules")?;
-    let mut all = role
+    let all: Vec<Value> = role
         .get("rules")
         .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(new.as_array().into_iter().flatten())
         .cloned()
-        .unwrap_or_default();
-    all.extend(new.as_array().cloned().unwrap_or_default());
+        .collect();
 
-    let strings = |rule: &Value, key: &str| -> BTreeSet<String> {
+    let strings = |rule: &Value, key: &str| -> Vec<String> {
         rule.get(key)
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     };
-    let mut merged: BTreeMap<(BTreeSet<String>, BTreeSet<String>), BTreeSet<String>> =
-        BTreeMap::new();
-    for rule in &all {
-        merged
-            .entry((strings(rule, "apiGroups"), strings(rule, "resources")))
-            .or_default()
-            .extend(strings(rule, "verbs"));
+    let mut verbs: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    let mut unmerged = Vec::new();
+    for rule in all {
+        if rule.get("resourceNames").is_some() || rule.get("nonResourceURLs").is_some() {
+            if !unmerged.contains(&rule) {
+                unmerged.push(rule);
+            }
+            continue;
+        }
+        for group in strings(&rule, "apiGroups") {
+            for resource in strings(&rule, "resources") {
+                verbs
+                    .entry((group.clone(), resource))
+                    .or_default()
+                    .extend(strings(&rule, "verbs"));
+            }
+        }
     }
+    let mut shared: BTreeMap<(String, Vec<String>), Vec<String>> = BTreeMap::new();
+    for ((group, resource), verbs) in verbs {
+        shared
+            .entry((group, verbs.into_iter().collect()))
+            .or_default()
+            .push(resource);
+    }
+    let mut merged: Vec<(Vec<String>, Vec<String>, Vec<String>)> = shared
+        .into_iter()
+        .map(|((group, verbs), resources)| (vec![group], resources, verbs))
+        .collect();
+    merged.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     let rules: Vec<Value> = merged
         .into_iter()
-        .map(|((groups, resources), verbs)| {
+        .map(|(groups, resources, verbs)| {
             serde_json::json!({ "apiGroups": groups, "resources": resources, "verbs": verbs })
         })
+        .chain(unmerged)
         .collect();
     let Some(obj) = role.as_object_mut() else {
         bail!("{file} is not a Role or ClusterRole; restore it with `make manifests`");
     };
     obj.insert("rules".into(), Value::Array(rules));
     to_yaml(&role)
+}
+
+/// Normalizes a rendered manifest into the exact bytes the manifests binary writes.
+pub fn normalized(rendered: &str) -> Result<String> {
+    to_yaml(&parse(rendered, "internal error: a rendered manifest")?)
 }
 
 #[cfg(test)]

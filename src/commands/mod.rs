@@ -28,7 +28,12 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Completion { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "rbuilder", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "rbuilder",
+                &mut std::io::stdout(),
+            );
             Ok(())
         }
     }
@@ -52,7 +57,10 @@ fn version_text() -> String {
 }
 
 /// Applies the plan, or with --dry-run only lists it; then says what to do next.
-fn finish(plan: &Plan, dry_run: bool, next_steps: &str) -> Result<()> {
+fn finish(mut plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
+    if let Err(note) = plan.format_rust() {
+        eprintln!("note: {note}");
+    }
     if dry_run {
         print!("{}", plan.describe());
         println!("dry run: nothing was written");
@@ -76,7 +84,13 @@ fn project_context(project: &Project) -> tera::Context {
     let boilerplate = boilerplate(project.license, &owner, copyright_year());
     let header: String = boilerplate
         .lines()
-        .map(|l| if l.is_empty() { "//\n".to_owned() } else { format!("// {l}\n") })
+        .map(|l| {
+            if l.is_empty() {
+                "//\n".to_owned()
+            } else {
+                format!("// {l}\n")
+            }
+        })
         .collect();
     ctx.insert("project_name", &project.project_name);
     ctx.insert("crate_name", &project.project_name.replace('-', "_"));
@@ -88,7 +102,14 @@ fn project_context(project: &Project) -> tera::Context {
     ctx.insert("owner", &owner);
     ctx.insert("boilerplate", &boilerplate);
     // Blank line after the header, so templates can start with `{{ header }}` either way.
-    ctx.insert("header", &if header.is_empty() { header } else { header + "\n" });
+    ctx.insert(
+        "header",
+        &if header.is_empty() {
+            header
+        } else {
+            header + "\n"
+        },
+    );
     ctx.insert("versions", &VERSIONS);
     ctx.insert("rbuilder_version", env!("CARGO_PKG_VERSION"));
     ctx
@@ -147,7 +168,6 @@ fn year_of(unix_secs: u64) -> u32 {
     let month_from_march_is_jan_or_feb = mp >= 10;
     (yoe + era * 400 + i64::from(month_from_march_is_jan_or_feb)) as u32
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -127,7 +127,9 @@ fn is_kube_version(s: &str) -> bool {
     let Some(rest) = s.strip_prefix('v') else {
         return false;
     };
-    let split = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let split = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let (major, tail) = rest.split_at(split);
     if !number(major) {
         return false;
@@ -265,7 +267,8 @@ impl ShortName {
         let valid = !s.is_empty()
             && s.len() <= MAX_LABEL
             && s.starts_with(|c: char| c.is_ascii_lowercase())
-            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
         if !valid {
             bail!(
                 "invalid short name '{s}': a short name is lower-case letters and digits \
@@ -284,9 +287,27 @@ pub struct ProjectName(String);
 /// Names the generated Cargo package cannot take: its own dependencies and binaries, and
 /// crates every Rust program already has.
 const RESERVED_PROJECT_NAMES: &[&str] = &[
-    "alloc", "anyhow", "axum", "core", "futures", "k8s-openapi", "kube", "kube-lease-manager",
-    "manifests", "prometheus-client", "proc-macro", "schemars", "serde", "serde-json",
-    "serde-saphyr", "std", "test", "thiserror", "tokio", "tower-test", "tracing",
+    "alloc",
+    "anyhow",
+    "axum",
+    "core",
+    "futures",
+    "k8s-openapi",
+    "kube",
+    "kube-lease-manager",
+    "manifests",
+    "prometheus-client",
+    "proc-macro",
+    "schemars",
+    "serde",
+    "serde-json",
+    "serde-saphyr",
+    "std",
+    "test",
+    "thiserror",
+    "tokio",
+    "tower-test",
+    "tracing",
     "tracing-subscriber",
 ];
 
@@ -314,7 +335,6 @@ impl ProjectName {
         }
         Ok(Self(s.to_owned()))
     }
-
 }
 
 /// Plurals that follow no rule (flect's irregular list, the ones kinds tend to hit).
@@ -369,7 +389,10 @@ pub fn pluralize(word: &str) -> String {
     {
         return format!("{stem}ies");
     }
-    if ["s", "x", "z", "ch", "sh"].iter().any(|e| word.ends_with(e)) {
+    if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|e| word.ends_with(e))
+    {
         return format!("{word}es");
     }
     if let Some(stem) = word.strip_suffix("fe") {
@@ -403,7 +426,15 @@ mod tests {
         for ok in ["my.domain", "example.com", "a", "x-1.io"] {
             assert!(Domain::parse(ok).is_ok(), "{ok}");
         }
-        for bad in ["My_Domain", "-x.com", "a..b", "", "x.", "UPPER.io", "a_b.io"] {
+        for bad in [
+            "My_Domain",
+            "-x.com",
+            "a..b",
+            "",
+            "x.",
+            "UPPER.io",
+            "a_b.io",
+        ] {
             let err = Domain::parse(bad).unwrap_err().to_string();
             assert!(err.contains(&format!("'{bad}'")), "{err}");
             assert!(err.contains("e.g."), "{err}");
@@ -415,7 +446,9 @@ mod tests {
         for ok in ["v1", "v2", "v10", "v1alpha1", "v2beta3", "v1beta10"] {
             assert!(Version::parse(ok).is_ok(), "{ok}");
         }
-        for bad in ["1", "v", "v0", "V1", "v1alpha", "v1gamma1", "v01", "v1alpha0", "v1-beta1"] {
+        for bad in [
+            "1", "v", "v0", "V1", "v1alpha", "v1gamma1", "v01", "v1alpha0", "v1-beta1",
+        ] {
             assert!(Version::parse(bad).is_err(), "{bad}");
         }
     }
@@ -425,7 +458,15 @@ mod tests {
         for ok in ["DemoMicroService", "Guestbook", "Type", "A1"] {
             assert!(Kind::parse(ok).is_ok(), "{ok}");
         }
-        for bad in ["demo", "Demo-Service", "Démo", "", "Demo_Service", "1Demo", "Option"] {
+        for bad in [
+            "demo",
+            "Demo-Service",
+            "Démo",
+            "",
+            "Demo_Service",
+            "1Demo",
+            "Option",
+        ] {
             assert!(Kind::parse(bad).is_err(), "{bad}");
         }
     }
@@ -464,7 +505,16 @@ mod tests {
         for ok in ["example", "guestbook-operator", "op2"] {
             assert!(ProjectName::parse(ok).is_ok(), "{ok}");
         }
-        for bad in ["Example", "1op", "kube", "my_op", "", "type", "manifests", "-x"] {
+        for bad in [
+            "Example",
+            "1op",
+            "kube",
+            "my_op",
+            "",
+            "type",
+            "manifests",
+            "-x",
+        ] {
             assert!(ProjectName::parse(bad).is_err(), "{bad}");
         }
     }

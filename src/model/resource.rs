@@ -93,7 +93,7 @@ impl Resource {
             group,
             version,
             kind,
-            namespaced: true,
+            namespaced: b.namespaced,
             short_names: Vec::new(),
             controller: true,
             api_module_path: String::new(),

@@ -54,7 +54,8 @@ pub fn insert(content: &str, file: &str, name: &str, lines: &[String]) -> Result
 mod tests {
     use super::*;
 
-    const FILE: &str = "pub const ALL: &[C] = &[\n    a::C,\n    // +rbuilder:scaffold:controllers\n];\n";
+    const FILE: &str =
+        "pub const ALL: &[C] = &[\n    a::C,\n    // +rbuilder:scaffold:controllers\n];\n";
 
     #[test]
     fn inserts_before_the_marker_with_its_indent() {
@@ -76,13 +77,19 @@ mod tests {
     fn yaml_markers_work_too() {
         let yaml = "resources:\n- a.yaml\n# +rbuilder:scaffold:crdkustomizeresource\n";
         let out = insert(yaml, "k.yaml", "crdkustomizeresource", &["- b.yaml".into()]).unwrap();
-        assert_eq!(out, "resources:\n- a.yaml\n- b.yaml\n# +rbuilder:scaffold:crdkustomizeresource\n");
+        assert_eq!(
+            out,
+            "resources:\n- a.yaml\n- b.yaml\n# +rbuilder:scaffold:crdkustomizeresource\n"
+        );
     }
 
     #[test]
     fn a_missing_marker_is_an_error_naming_file_and_marker() {
         let err = insert("fn main() {}\n", "src/x.rs", "crds", &["x".into()]).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("src/x.rs") && msg.contains("+rbuilder:scaffold:crds"), "{msg}");
+        assert!(
+            msg.contains("src/x.rs") && msg.contains("+rbuilder:scaffold:crds"),
+            "{msg}"
+        );
     }
 }

@@ -123,6 +123,56 @@ impl Plan {
         self.ops.iter().any(|op| op.path == path) || self.root.join(path).exists()
     }
 
+    /// Formats every planned Rust file with rustfmt, as `cargo fmt` would: templates cannot
+    /// know how rustfmt lays out a line once a long kind name is in it, nor where it sorts a
+    /// new `mod` line. Runs one rustfmt per file, all at once, reading from stdin (so it
+    /// never follows `mod` declarations into other files). Without rustfmt the files are
+    /// left as rendered, and the returned message says so.
+    pub fn format_rust(&mut self) -> Result<(), String> {
+        let root = self.root.clone();
+        let rust: Vec<&mut FileOp> = self
+            .ops
+            .iter_mut()
+            .filter(|op| op.path.ends_with(".rs"))
+            .collect();
+        let results: Vec<io::Result<String>> = std::thread::scope(|scope| {
+            let jobs: Vec<_> = rust
+                .iter()
+                .map(|op| {
+                    let (root, text) = (&root, op.contents.as_str());
+                    scope.spawn(move || rustfmt(root, text))
+                })
+                .collect();
+            jobs.into_iter()
+                .map(|job| {
+                    job.join()
+                        .unwrap_or_else(|_| Err(io::Error::other("rustfmt thread panicked")))
+                })
+                .collect()
+        });
+        let mut failed = Vec::new();
+        for (op, result) in rust.into_iter().zip(results) {
+            match result {
+                Ok(formatted) => op.contents = formatted,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    return Err("rustfmt was not found, so the generated Rust code is not \
+                                formatted; install it (rustup component add rustfmt) and run \
+                                `cargo fmt`"
+                        .into());
+                }
+                Err(e) => failed.push(format!("{} ({e})", op.path)),
+            }
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "rustfmt could not format {}; run `cargo fmt` to see why",
+                failed.join(", ")
+            ))
+        }
+    }
+
     /// One line per file: `create src/main.rs`.
     pub fn describe(&self) -> String {
         self.ops
@@ -165,11 +215,11 @@ impl Plan {
 
     fn check(&self, op: &FileOp) -> Result<()> {
         let rel = Path::new(&op.path);
-        if !rel
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)))
-        {
-            bail!("internal error: {} is not a path inside the project", op.path);
+        if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+            bail!(
+                "internal error: {} is not a path inside the project",
+                op.path
+            );
         }
         // An ancestor that is a symlink or a file would send the write elsewhere, or fail.
         let mut dir = self.root.clone();
@@ -200,7 +250,10 @@ impl Plan {
                 op.path
             ),
             (Action::Update | Action::Overwrite, current) if current != op.original => {
-                bail!("{} changed while rbuilder was running; run the command again", op.path)
+                bail!(
+                    "{} changed while rbuilder was running; run the command again",
+                    op.path
+                )
             }
             _ => Ok(()),
         }
@@ -217,6 +270,29 @@ impl Plan {
         done.files.push((target, op.original.clone()));
         Ok(())
     }
+}
+
+/// `text` formatted by rustfmt (edition 2024, the project's rustfmt.toml if it has one).
+fn rustfmt(root: &Path, text: &str) -> io::Result<String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .current_dir(root.ancestors().find(|d| d.is_dir()).unwrap_or(root))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(text.as_bytes())?;
+    }
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        return Err(io::Error::other(
+            why.lines().next().unwrap_or("failed").to_owned(),
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(io::Error::other)
 }
 
 /// Writes a sibling temporary file, then renames it over the target, so a file is never
@@ -303,10 +379,19 @@ mod tests {
         let mut plan = Plan::new(dir.path());
         plan.create("src/x/new.rs", "new\n".into()).unwrap();
         plan.update("list.txt", |s| Ok(format!("{s}b\n"))).unwrap();
-        assert_eq!(plan.describe(), "   create src/x/new.rs\n   update list.txt\n");
+        assert_eq!(
+            plan.describe(),
+            "   create src/x/new.rs\n   update list.txt\n"
+        );
         plan.apply().unwrap();
-        assert_eq!(fs::read_to_string(dir.path().join("list.txt")).unwrap(), "a\nb\n");
-        assert_eq!(fs::read_to_string(dir.path().join("src/x/new.rs")).unwrap(), "new\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("list.txt")).unwrap(),
+            "a\nb\n"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("src/x/new.rs")).unwrap(),
+            "new\n"
+        );
     }
 
     #[test]
@@ -319,7 +404,10 @@ mod tests {
         let err = plan.apply().unwrap_err().to_string();
         assert!(err.contains("taken.rs already exists"), "{err}");
         assert_eq!(tree(dir.path()), ["taken.rs"]);
-        assert_eq!(fs::read_to_string(dir.path().join("taken.rs")).unwrap(), "mine\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("taken.rs")).unwrap(),
+            "mine\n"
+        );
     }
 
     #[test]
@@ -335,7 +423,10 @@ mod tests {
         let err = format!("{:#}", plan.apply().unwrap_err());
         assert!(err.starts_with("nothing was changed"), "{err}");
         assert_eq!(tree(dir.path()), ["list.txt"]);
-        assert_eq!(fs::read_to_string(dir.path().join("list.txt")).unwrap(), "a\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("list.txt")).unwrap(),
+            "a\n"
+        );
     }
 
     #[test]

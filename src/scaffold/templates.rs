@@ -23,7 +23,10 @@ impl Templates {
         // Generated files are code and YAML, never HTML.
         tera.autoescape_on(Vec::new());
         tera.add_raw_templates(files).map_err(|e| {
-            anyhow!("internal error: a built-in template does not parse: {}", error_chain(&e))
+            anyhow!(
+                "internal error: a built-in template does not parse: {}",
+                error_chain(&e)
+            )
         })?;
         Ok(Self { tera, names })
     }

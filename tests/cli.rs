@@ -1,0 +1,655 @@
+//! The command line as a user meets it: what each command writes, and how each bad input is
+//! refused (one message, non-zero exit, nothing written).
+
+mod common;
+
+use std::fs;
+
+use common::{assert_rejected, initialized, project_dir, rbuilder, snapshot};
+use predicates::str::contains;
+
+const DEMO: &[&str] = &[
+    "create",
+    "api",
+    "--group",
+    "devops",
+    "--version",
+    "v1",
+    "--kind",
+    "DemoMicroService",
+];
+
+fn read(dir: &std::path::Path, file: &str) -> String {
+    fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn init_writes_a_project_named_after_its_folder() {
+    let (_tmp, dir) = initialized("example");
+    let project = read(&dir, "PROJECT");
+    assert!(project.contains("projectName: example"), "{project}");
+    assert!(project.contains("domain: my.domain"), "{project}");
+    assert!(project.contains("rbuilder.io/v1"), "{project}");
+    for file in [
+        "Cargo.toml",
+        "Makefile",
+        "Dockerfile",
+        ".dockerignore",
+        ".gitignore",
+        "README.md",
+        "hack/boilerplate.txt",
+        "src/main.rs",
+        "src/lib.rs",
+        "src/bin/manifests.rs",
+        "config/default/kustomization.yaml",
+        "config/manager/manager.yaml",
+        "config/rbac/role.yaml",
+        ".github/workflows/ci.yml",
+    ] {
+        assert!(dir.join(file).is_file(), "init should write {file}");
+    }
+    assert!(read(&dir, "Cargo.toml").contains("name = \"example\""));
+    assert!(read(&dir, "src/main.rs").starts_with("// Copyright 2026 The example Authors."));
+}
+
+#[test]
+fn init_flags_are_recorded_in_project() {
+    let (_tmp, dir) = project_dir("somewhere");
+    rbuilder(
+        &dir,
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--project-name",
+            "guestbook-operator",
+            "--owner",
+            "Jane Doe",
+            "--license",
+            "mit",
+            "--namespaced",
+        ],
+    )
+    .success();
+    let project = read(&dir, "PROJECT");
+    for expected in [
+        "domain: example.com",
+        "projectName: guestbook-operator",
+        "owner: Jane Doe",
+        "license: mit",
+        "namespaced: true",
+    ] {
+        assert!(project.contains(expected), "{expected} in\n{project}");
+    }
+    assert!(read(&dir, "src/main.rs").starts_with("// Copyright 2026 Jane Doe."));
+    assert!(read(&dir, "hack/boilerplate.txt").contains("SPDX-License-Identifier: MIT"));
+    assert!(read(&dir, "Cargo.toml").contains("name = \"guestbook-operator\""));
+    let role = read(&dir, "config/rbac/role.yaml");
+    assert!(
+        role.contains("kind: Role"),
+        "a namespaced operator gets a Role:\n{role}"
+    );
+}
+
+#[test]
+fn license_none_writes_no_header() {
+    let (_tmp, dir) = project_dir("example");
+    rbuilder(&dir, &["init", "--license", "none"]).success();
+    assert!(!read(&dir, "src/main.rs").starts_with("//"));
+    assert!(!read(&dir, "Cargo.toml").contains("license ="));
+}
+
+#[test]
+fn init_dry_run_lists_files_and_writes_nothing() {
+    let (_tmp, dir) = project_dir("example");
+    rbuilder(&dir, &["init", "--dry-run"])
+        .success()
+        .stdout(contains("create src/main.rs"))
+        .stdout(contains("create PROJECT"))
+        .stdout(contains("nothing was written"));
+    assert!(snapshot(&dir).is_empty());
+}
+
+#[test]
+fn init_rejects_bad_domains() {
+    let (_tmp, dir) = project_dir("example");
+    for bad in ["My_Domain", "-x.com", "a..b", ""] {
+        assert_rejected(
+            &dir,
+            &["init", "--domain", bad],
+            &[&format!("'{bad}'"), "e.g."],
+        );
+    }
+}
+
+#[test]
+fn init_rejects_bad_project_names() {
+    let (_tmp, dir) = project_dir("example");
+    for bad in ["Bad_Name", "1st", "kube", "-x", "manifests", "type"] {
+        assert_rejected(
+            &dir,
+            &["init", "--project-name", bad],
+            &[&format!("'{bad}'")],
+        );
+    }
+    let (_tmp, dir) = project_dir("My_Project");
+    assert_rejected(&dir, &["init"], &["'My_Project'", "--project-name"]);
+}
+
+#[test]
+fn init_refuses_folders_that_are_not_empty() {
+    for (file, needle) in [
+        ("PROJECT", "already has PROJECT"),
+        ("Cargo.toml", "already has Cargo.toml"),
+        ("notes.txt", "not empty"),
+    ] {
+        let (_tmp, dir) = project_dir("example");
+        fs::write(dir.join(file), "mine").unwrap();
+        assert_rejected(&dir, &["init"], &[needle]);
+    }
+    let (_tmp, dir) = project_dir("example");
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(dir.join("src/main.rs"), "fn main() {}").unwrap();
+    assert_rejected(&dir, &["init"], &["already has src/main.rs"]);
+
+    // Hidden files (a git checkout) and a license are fine.
+    let (_tmp, dir) = project_dir("example");
+    fs::create_dir(dir.join(".git")).unwrap();
+    fs::write(dir.join("LICENSE"), "mine").unwrap();
+    rbuilder(&dir, &["init"]).success();
+    assert_eq!(read(&dir, "LICENSE"), "mine");
+}
+
+#[test]
+fn init_in_a_folder_that_cannot_be_written_fails_cleanly() {
+    // A file where init needs a folder makes a write fail midway; nothing may be left over.
+    let (_tmp, dir) = project_dir("example");
+    fs::write(dir.join(".github"), "in the way").unwrap();
+    let before = snapshot(&dir);
+    rbuilder(&dir, &["init"])
+        .failure()
+        .stderr(contains("error:"))
+        .stderr(contains(".github"));
+    assert_eq!(before, snapshot(&dir));
+}
+
+#[test]
+fn version_names_the_generated_dependencies() {
+    let (_tmp, dir) = project_dir("x");
+    rbuilder(&dir, &["version"])
+        .success()
+        .stdout(contains(concat!("rbuilder ", env!("CARGO_PKG_VERSION"))))
+        .stdout(contains("kube 5"))
+        .stdout(contains("k8s-openapi 0.29"))
+        .stdout(contains("Kubernetes 1.37"));
+}
+
+#[test]
+fn completion_scripts_are_printed() {
+    let (_tmp, dir) = project_dir("x");
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        rbuilder(&dir, &["completion", shell])
+            .success()
+            .stdout(contains("rbuilder"));
+    }
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    let (_tmp, dir) = project_dir("x");
+    for args in [
+        &["--help"][..],
+        &["init", "--help"],
+        &["create", "api", "--help"],
+        &["edit", "--help"],
+        &["version", "--help"],
+        &["completion", "--help"],
+    ] {
+        rbuilder(&dir, args).success().stdout(contains("Example"));
+    }
+}
+
+#[test]
+fn create_api_writes_the_resource_and_registers_it() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--kind",
+            "DemoMicroService",
+            "--short-name",
+            "dms",
+        ],
+    )
+    .success()
+    .stdout(contains("create src/api/v1/demo_micro_service.rs"));
+    for file in [
+        "src/api/v1/mod.rs",
+        "src/api/v1/demo_micro_service.rs",
+        "src/controller/demo_micro_service.rs",
+        "config/crd/bases/devops.my.domain_demomicroservices.yaml",
+        "config/crd/kustomization.yaml",
+        "config/samples/devops_v1_demomicroservice.yaml",
+        "config/rbac/demomicroservice_admin_role.yaml",
+        "config/rbac/demomicroservice_editor_role.yaml",
+        "config/rbac/demomicroservice_viewer_role.yaml",
+    ] {
+        assert!(dir.join(file).is_file(), "create api should write {file}");
+    }
+    let project = read(&dir, "PROJECT");
+    for expected in [
+        "kind: DemoMicroService",
+        "group: devops",
+        "version: v1",
+        "plural: demomicroservices",
+        "namespaced: true",
+        "controller: true",
+    ] {
+        assert!(project.contains(expected), "{expected} in\n{project}");
+    }
+    assert!(read(&dir, "src/api/mod.rs").contains("pub mod v1;"));
+    assert!(read(&dir, "src/controller/mod.rs").contains("pub mod demo_micro_service;"));
+    assert!(read(&dir, "config/default/kustomization.yaml").contains("- ../crd"));
+    let crd = read(
+        &dir,
+        "config/crd/bases/devops.my.domain_demomicroservices.yaml",
+    );
+    assert!(crd.contains("- dms"), "{crd}");
+    let role = read(&dir, "config/rbac/role.yaml");
+    assert!(role.contains("demomicroservices/finalizers"), "{role}");
+}
+
+#[test]
+fn create_api_alias_and_default_version() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(
+        &dir,
+        &["create-api", "--group", "devops", "--kind", "Guestbook"],
+    )
+    .success();
+    assert!(dir.join("src/api/v1/guestbook.rs").is_file());
+}
+
+#[test]
+fn create_api_dry_run_writes_nothing() {
+    let (_tmp, dir) = initialized("example");
+    let before = snapshot(&dir);
+    let mut args = DEMO.to_vec();
+    args.push("--dry-run");
+    rbuilder(&dir, &args)
+        .success()
+        .stdout(contains("create src/controller/demo_micro_service.rs"))
+        .stdout(contains("update PROJECT"));
+    assert_eq!(before, snapshot(&dir));
+}
+
+#[test]
+fn create_api_rejections_write_nothing() {
+    let (_tmp, dir) = initialized("example");
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["create", "api", "--group", "devops", "--kind", "demo"],
+            &["'demo'", "UpperCamelCase"],
+        ),
+        (
+            &["create", "api", "--group", "devops", "--kind", "Démo"],
+            &["'Démo'", "ASCII"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--version",
+                "1",
+            ],
+            &["'1'", "v1alpha1"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--version",
+                "v1gamma",
+            ],
+            &["'v1gamma'"],
+        ),
+        (
+            &["create", "api", "--group", "Dev.Ops", "--kind", "Demo"],
+            &["'Dev.Ops'", "DNS-1123 label"],
+        ),
+        (
+            &[
+                "create", "api", "--group", "devops", "--kind", "Demo", "--plural", "Demos",
+            ],
+            &["'Demos'", "plural"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--short-name",
+                "D-1",
+            ],
+            &["'D-1'"],
+        ),
+        (
+            &[
+                "create", "api", "--group", "devops", "--kind", "Demo", "--image", "",
+            ],
+            &["--image", "e.g."],
+        ),
+        (
+            &[
+                "create", "api", "--group", "devops", "--kind", "Demo", "--image", "a b",
+            ],
+            &["'a b'"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image",
+                "x",
+                "--image-container-port",
+                "0",
+            ],
+            &["'0'", "1 to 65535"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image",
+                "x",
+                "--image-container-port",
+                "70000",
+            ],
+            &["'70000'"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image",
+                "x",
+                "--run-as-user",
+                "-1",
+            ],
+            &["'-1'", "0 or more"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image",
+                "x",
+                "--image-container-command",
+                "",
+            ],
+            &["--image-container-command"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image-container-port",
+                "80",
+            ],
+            &["--image"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--plugins",
+                "go/v4",
+            ],
+            &["'go/v4'"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "apps",
+                "--kind",
+                "Widget",
+                "--resource=false",
+            ],
+            &["Widget", "Deployment"],
+        ),
+    ];
+    for (args, needles) in cases {
+        assert_rejected(&dir, args, needles);
+    }
+}
+
+#[test]
+fn missing_kind_is_a_usage_error() {
+    let (_tmp, dir) = initialized("example");
+    let before = snapshot(&dir);
+    rbuilder(&dir, &["create", "api", "--group", "devops"])
+        .code(2)
+        .stderr(contains("--kind"));
+    assert_eq!(before, snapshot(&dir));
+}
+
+#[test]
+fn create_api_needs_a_project() {
+    let (_tmp, dir) = project_dir("example");
+    assert_rejected(&dir, DEMO, &["no PROJECT file", "rbuilder init"]);
+
+    fs::write(dir.join("PROJECT"), "domain: [unclosed\n").unwrap();
+    assert_rejected(&dir, DEMO, &["PROJECT", "not a valid PROJECT file"]);
+
+    fs::write(
+        dir.join("PROJECT"),
+        "domain: my.domain\nlayout:\n- go.kubebuilder.io/v4\nprojectName: example\nlicense: apache2\nversion: \"3\"\n",
+    )
+    .unwrap();
+    assert_rejected(&dir, DEMO, &["go.kubebuilder.io/v4", "rbuilder.io/v1"]);
+}
+
+#[test]
+fn the_same_resource_twice_needs_force_and_force_rewrites_only_its_files() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    assert_rejected(
+        &dir,
+        DEMO,
+        &["DemoMicroService", "already exists", "--force"],
+    );
+
+    // Edit a file of the resource and a file that is not the resource's.
+    let controller = dir.join("src/controller/demo_micro_service.rs");
+    let main = dir.join("src/main.rs");
+    fs::write(&controller, "// mine\n").unwrap();
+    let main_before = fs::read(&main).unwrap();
+    let mut args = DEMO.to_vec();
+    args.push("--force");
+    rbuilder(&dir, &args)
+        .success()
+        .stdout(contains("--force rewrote"))
+        .stdout(contains("src/controller/demo_micro_service.rs"));
+    assert_ne!(fs::read_to_string(&controller).unwrap(), "// mine\n");
+    assert_eq!(fs::read(&main).unwrap(), main_before);
+    // Registered once, not twice.
+    let registry = read(&dir, "src/controller/mod.rs");
+    assert_eq!(registry.matches("pub mod demo_micro_service;").count(), 1);
+}
+
+#[test]
+fn a_second_group_needs_multigroup() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    assert_rejected(
+        &dir,
+        &["create", "api", "--group", "web", "--kind", "Site"],
+        &["'web'", "rbuilder edit --multigroup"],
+    );
+    rbuilder(&dir, &["edit", "--multigroup"]).success();
+    rbuilder(&dir, &["create", "api", "--group", "web", "--kind", "Site"]).success();
+    assert!(dir.join("src/api/web/v1/site.rs").is_file());
+    assert!(read(&dir, "PROJECT").contains("multigroup: true"));
+}
+
+#[test]
+fn a_second_version_joins_the_existing_crd() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v2",
+            "--kind",
+            "DemoMicroService",
+        ],
+    )
+    .success()
+    .stdout(contains(
+        "update config/crd/bases/devops.my.domain_demomicroservices.yaml",
+    ));
+    let crd = read(
+        &dir,
+        "config/crd/bases/devops.my.domain_demomicroservices.yaml",
+    );
+    assert!(
+        crd.contains("name: v1") && crd.contains("name: v2"),
+        "{crd}"
+    );
+    assert_eq!(crd.matches("storage: true").count(), 1, "{crd}");
+    // The kind already has its controller; the new version does not get a second one.
+    assert!(!dir.join("src/controller/demo_micro_service_v2.rs").exists());
+    let kustomization = read(&dir, "config/crd/kustomization.yaml");
+    assert_eq!(kustomization.matches("demomicroservices.yaml").count(), 1);
+}
+
+#[test]
+fn a_controller_for_a_built_in_type() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--resource=false",
+        ],
+    )
+    .success();
+    assert!(dir.join("src/controller/deployment.rs").is_file());
+    assert!(
+        !dir.join("config/crd").exists(),
+        "a built-in type has no CRD"
+    );
+    let role = read(&dir, "config/rbac/role.yaml");
+    assert!(role.contains("deployments"), "{role}");
+}
+
+#[test]
+fn a_missing_marker_is_reported_and_nothing_is_written() {
+    let (_tmp, dir) = initialized("example");
+    let registry = dir.join("src/controller/mod.rs");
+    let text = read(&dir, "src/controller/mod.rs");
+    let without: String = text
+        .lines()
+        .filter(|l| !l.contains("+rbuilder:scaffold:controllers"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(&registry, without).unwrap();
+    assert_rejected(
+        &dir,
+        DEMO,
+        &["src/controller/mod.rs", "+rbuilder:scaffold:controllers"],
+    );
+}
+
+/// Makes `dir` unwritable: chmod for a normal user, the immutable attribute for root (whom
+/// permissions do not stop). Returns false where neither works on this file system.
+fn make_unwritable(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o555)).unwrap();
+    if fs::write(dir.join(".probe"), "").is_err() {
+        return true;
+    }
+    let _ = fs::remove_file(dir.join(".probe"));
+    let chattr = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(dir)
+        .status();
+    matches!(chattr, Ok(s) if s.success()) && fs::write(dir.join(".probe"), "").is_err()
+}
+
+fn make_writable(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(dir)
+        .status();
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn init_in_an_unwritable_folder_says_so_and_leaves_it_empty() {
+    let (_tmp, dir) = project_dir("example");
+    if !make_unwritable(&dir) {
+        eprintln!("skipped: cannot make a folder unwritable here (no chattr, running as root)");
+        return;
+    }
+    let out = rbuilder(&dir, &["init"]).failure().get_output().clone();
+    make_writable(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("error: nothing was changed"), "{stderr}");
+    assert!(stderr.contains("cannot"), "{stderr}");
+    assert!(snapshot(&dir).is_empty());
+}

@@ -157,7 +157,11 @@ impl Project {
 
     pub fn parse(text: &str) -> Result<Self> {
         let project: Self = serde_saphyr::from_str(text).map_err(|e| {
-            anyhow::anyhow!("{e}; fix the YAML, or restore the file from version control")
+            // The parser's message comes with a source snippet on further lines: keep the
+            // first, which says what and where.
+            let e = e.to_string();
+            let what = e.lines().next().unwrap_or_default().trim_start_matches("error: ");
+            anyhow::anyhow!("{what}; fix the YAML, or restore the file from version control")
         })?;
         project.check()?;
         Ok(project)

@@ -346,6 +346,7 @@ impl Scaffold<'_> {
     }
 
     fn api(&self, plan: &mut Plan, project: &Project) -> Result<()> {
+        let first_version = is_first_version(project, self.resource);
         let r = self.resource;
         let dir = r.api_dir();
         let flavor = self.flavor();
@@ -413,20 +414,23 @@ impl Scaffold<'_> {
             "inserts/crd_kustomization.yaml",
         )?;
 
-        // config/rbac: roles for users of the resource; config/samples: an example object.
-        for role in ["admin", "editor", "viewer"] {
-            self.own(
+        // config/rbac: roles for users of the kind (all its versions); config/samples: an
+        // example object of this version.
+        if first_version {
+            for role in ["admin", "editor", "viewer"] {
+                self.own(
+                    plan,
+                    format!("config/rbac/{}_{role}_role.yaml", r.kind.lower()),
+                    &format!("rbac/{role}_role.yaml"),
+                )?;
+            }
+            self.insert(
                 plan,
-                format!("config/rbac/{}_{role}_role.yaml", r.kind.lower()),
-                &format!("rbac/{role}_role.yaml"),
+                "config/rbac/kustomization.yaml",
+                "rbac-roles",
+                "inserts/rbac_kustomization.yaml",
             )?;
         }
-        self.insert(
-            plan,
-            "config/rbac/kustomization.yaml",
-            "rbac-roles",
-            "inserts/rbac_kustomization.yaml",
-        )?;
         self.own(plan, r.sample_file(), &format!("samples/{flavor}.yaml"))?;
         self.insert(
             plan,

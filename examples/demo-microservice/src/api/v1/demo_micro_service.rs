@@ -1,0 +1,92 @@
+// Copyright 2026 The demo-microservice Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The `DemoMicroService` kind (`devops.my.domain/v1`): runs a container image as a Deployment.
+//!
+//! Only lower-case module aliases are imported here, so that any kind name (even `Condition` or
+//! `Deployment`) can be defined in this file without clashing.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+
+/// DemoMicroServiceSpec defines the desired state of a DemoMicroService.
+#[derive(
+    kube::CustomResource, schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug,
+)]
+#[kube(
+    group = "devops.my.domain",
+    version = "v1",
+    kind = "DemoMicroService",
+    plural = "demomicroservices",
+    shortname = "dms",
+    namespaced,
+    status = "DemoMicroServiceStatus",
+    doc = "DemoMicroService runs a container image as a Deployment.",
+    printcolumn(name = "Image", type_ = "string", json_path = ".spec.image"),
+    printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DemoMicroServiceSpec {
+    /// The container image to run, e.g. `stefanprodan/podinfo:6.7.1`.
+    pub image: String,
+
+    /// How many pods to run.
+    #[serde(default = "default_replicas", skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub replicas: Option<i32>,
+
+    /// The port the container listens on; exposed as the container port named `http`.
+    #[serde(default = "default_port", skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 65535))]
+    pub port: Option<i32>,
+}
+
+/// Used when `spec.replicas` is not set (also written into the CRD as the default).
+pub const DEFAULT_REPLICAS: i32 = 1;
+
+/// Used when `spec.port` is not set (also written into the CRD as the default).
+pub const DEFAULT_PORT: i32 = 9898;
+
+fn default_replicas() -> Option<i32> {
+    Some(DEFAULT_REPLICAS)
+}
+
+fn default_port() -> Option<i32> {
+    Some(DEFAULT_PORT)
+}
+
+/// DemoMicroServiceStatus defines the observed state of a DemoMicroService.
+#[derive(
+    schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DemoMicroServiceStatus {
+    /// `Available`, `Progressing` and `Degraded`, derived from the Deployment's status.
+    /// Listed as a map keyed by `type`, so that server-side apply merges conditions one by one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<metav1::Condition>,
+
+    /// Pods of the Deployment that are ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
+
+    /// The `metadata.generation` that the status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}

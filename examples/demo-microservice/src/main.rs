@@ -1,0 +1,399 @@
+// Copyright 2026 The demo-microservice Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The manager: runs the controllers, serves the health probes and the metrics.
+
+use std::error::Error as StdError;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, anyhow, bail};
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use clap::{Parser, ValueEnum};
+use kube::Client;
+use kube_lease_manager::{LeaseManager, LeaseManagerBuilder};
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::registry::Registry;
+use tokio::net::TcpListener;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+use tracing_subscriber::EnvFilter;
+
+use demo_microservice::Context;
+use demo_microservice::controller::CONTROLLERS;
+use demo_microservice::metrics::Metrics;
+
+/// The Lease that instances started with `--leader-elect` compete for.
+const LEADER_ELECTION_LEASE: &str = "demo-microservice-leader-election";
+
+/// Runs the controllers of the demo-microservice operator.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Address the /metrics endpoint binds to: "[host]:port" (":8080" is every interface), or
+    /// "0" to disable it.
+    #[arg(long, default_value = ":8080", value_parser = parse_bind_address)]
+    metrics_bind_address: BindAddress,
+
+    /// Address the /healthz and /readyz probes bind to: "[host]:port", or "0" to disable them.
+    #[arg(long, default_value = ":8081", value_parser = parse_bind_address)]
+    health_probe_bind_address: BindAddress,
+
+    /// Run the controllers only while holding the Lease `demo-microservice-leader-election` (in the
+    /// POD_NAMESPACE namespace), so that one of several replicas is active at a time.
+    #[arg(long)]
+    leader_elect: bool,
+
+    /// Log format; the level is set by RUST_LOG (default "info").
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+/// A listen address; `None` when disabled.
+#[derive(Clone)]
+struct BindAddress(Option<SocketAddr>);
+
+/// Parses a bind address the way the Go flags of kubebuilder projects read it.
+fn parse_bind_address(address: &str) -> Result<BindAddress, String> {
+    if address == "0" {
+        return Ok(BindAddress(None));
+    }
+    // Go's ":8080" means every interface. 0.0.0.0 rather than [::], which fails where IPv6 is
+    // disabled.
+    let address = match address.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => address.to_owned(),
+    };
+    let resolved = address
+        .to_socket_addrs()
+        .map_err(|error| error.to_string())?;
+    resolved
+        .into_iter()
+        .next()
+        .map(|address| BindAddress(Some(address)))
+        .ok_or_else(|| format!("{address} resolves to no address"))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    // Connect before logging starts: kube's HTTP layer logs failed requests too, and an
+    // unreachable cluster should give one clear error line.
+    let (client, version) = match connect().await {
+        Ok(connected) => connected,
+        Err(error) => return fail(&error),
+    };
+
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match args.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+    info!(version, "connected to the Kubernetes API server");
+
+    match run(args, client).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => fail(&error),
+    }
+}
+
+fn fail(error: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {error:#}");
+    ExitCode::FAILURE
+}
+
+async fn run(args: Args, client: Client) -> anyhow::Result<()> {
+    let shutdown = CancellationToken::new();
+    cancel_on_signal(shutdown.clone())?;
+
+    let mut registry = Registry::default();
+    let metrics = Metrics::default();
+    metrics.register(&mut registry);
+    for controller in CONTROLLERS {
+        metrics.init_controller(controller.name);
+    }
+    let watch_namespace = std::env::var("WATCH_NAMESPACE")
+        .ok()
+        .filter(|namespace| !namespace.is_empty());
+    let ctx = Arc::new(Context::new(client.clone(), metrics, watch_namespace));
+
+    // The servers start first: the probes must answer while this instance waits for leadership.
+    let mut servers = JoinSet::new();
+    if let Some(address) = args.health_probe_bind_address.0 {
+        let probes = Router::new()
+            .route("/healthz", get(|| async { "ok" }))
+            .route("/readyz", get(|| async { "ok" }));
+        let server = serve("health probes", address, probes, &shutdown).await?;
+        servers.spawn(server);
+    }
+    if let Some(address) = args.metrics_bind_address.0 {
+        let metrics = Router::new()
+            .route("/metrics", get(serve_metrics))
+            .with_state(Arc::new(registry));
+        let server = serve("metrics", address, metrics, &shutdown).await?;
+        servers.spawn(server);
+    }
+
+    let mut leadership = None;
+    if args.leader_elect {
+        match Leadership::acquire(&client, &shutdown).await? {
+            Some(acquired) => leadership = Some(acquired),
+            None => return Ok(()), // shut down while waiting
+        }
+    }
+
+    let mut controllers = JoinSet::new();
+    for controller in CONTROLLERS {
+        let (ctx, shutdown) = (ctx.clone(), shutdown.clone());
+        controllers.spawn(async move {
+            (controller.run)(ctx, shutdown)
+                .await
+                .map_err(|error| start_error(controller.name, &error))
+        });
+    }
+    let lost = async {
+        match &mut leadership {
+            Some(leadership) => leadership.lost().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        result = wait_for_controllers(&mut controllers, &shutdown) => result?,
+        // As controller-runtime does: another instance may be reconciling already.
+        () = lost => bail!("lost the Lease {LEADER_ELECTION_LEASE}: exiting"),
+    }
+
+    if let Some(leadership) = leadership {
+        leadership.release().await;
+    }
+    while let Some(server) = servers.join_next().await {
+        server.context("server task failed")??;
+    }
+    info!("stopped");
+    Ok(())
+}
+
+/// Connects to the API server, returning its version. A configuration or connection problem is
+/// reported in one line.
+async fn connect() -> anyhow::Result<(Client, String)> {
+    const HINT: &str = "is KUBECONFIG set / is the cluster running?";
+    let client = Client::try_default().await.map_err(|error| {
+        anyhow!(
+            "cannot load a Kubernetes client configuration: {}; {HINT}",
+            chain(&error)
+        )
+    })?;
+    let version = client.apiserver_version().await.map_err(|error| {
+        anyhow!(
+            "cannot reach the Kubernetes API server: {}; {HINT}",
+            chain(&error)
+        )
+    })?;
+    Ok((client, version.git_version))
+}
+
+/// `error` and its sources, joined by ": " (kube's errors keep the useful part in the sources).
+fn chain(error: &dyn StdError) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // Some errors repeat their source in their own message.
+        if !text.contains(&cause_text) {
+            text = format!("{text}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The error of a controller that could not start, with a hint for the usual causes.
+fn start_error(controller: &str, error: &kube::Error) -> anyhow::Error {
+    let reason = match error {
+        kube::Error::Api(status) if status.is_not_found() => {
+            format!("{}; is its CRD installed (make install)?", status.message)
+        }
+        kube::Error::Api(status) if status.is_forbidden() => {
+            format!(
+                "{}; does the manager's role grant it (make manifests)?",
+                status.message
+            )
+        }
+        _ => chain(error),
+    };
+    anyhow!("controller {controller} cannot start: {reason}")
+}
+
+/// Cancels `shutdown` on SIGTERM (sent by Kubernetes) or SIGINT (Ctrl-C). A second signal exits
+/// at once, in case a reconcile hangs.
+fn cancel_on_signal(shutdown: CancellationToken) -> anyhow::Result<()> {
+    let mut sigterm = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut sigint = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = sigterm.recv() => {}
+            _ = sigint.recv() => {}
+        }
+        info!("shutting down: waiting for running reconciles (signal again to exit now)");
+        shutdown.cancel();
+        tokio::select! {
+            _ = sigterm.recv() => {}
+            _ = sigint.recv() => {}
+        }
+        std::process::exit(1);
+    });
+    Ok(())
+}
+
+/// Binds `address` (so that a port in use fails the start-up) and returns the server, which
+/// stops on `shutdown`.
+async fn serve(
+    what: &str,
+    address: SocketAddr,
+    router: Router,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<impl Future<Output = std::io::Result<()>> + use<>> {
+    let listener = TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot serve {what} on {address}"))?;
+    info!(%address, "serving {what}");
+    let server =
+        axum::serve(listener, router).with_graceful_shutdown(shutdown.clone().cancelled_owned());
+    Ok(server.into_future())
+}
+
+/// `/metrics`, in the Prometheus text format.
+async fn serve_metrics(State(registry): State<Arc<Registry>>) -> Response {
+    let mut body = String::new();
+    match prometheus_text::encode(&mut body, &registry) {
+        Ok(()) => (
+            [(header::CONTENT_TYPE, prometheus_text::CONTENT_TYPE)],
+            body,
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// Waits until every controller has stopped (after `shutdown`), or one of them fails.
+async fn wait_for_controllers(
+    controllers: &mut JoinSet<anyhow::Result<()>>,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<()> {
+    while let Some(stopped) = controllers.join_next().await {
+        stopped.context("controller task failed")??;
+    }
+    // With no controller registered (yet), run until asked to stop.
+    shutdown.cancelled().await;
+    Ok(())
+}
+
+/// The Lease held by this instance.
+struct Leadership {
+    /// `true` while this instance holds the Lease.
+    is_leader: watch::Receiver<bool>,
+    /// Renews the Lease; releases it when `is_leader` is dropped.
+    manager: JoinHandle<kube_lease_manager::Result<LeaseManager>>,
+}
+
+impl Leadership {
+    /// Waits until this instance holds the Lease; `None` when shut down first.
+    async fn acquire(
+        client: &Client,
+        shutdown: &CancellationToken,
+    ) -> anyhow::Result<Option<Self>> {
+        // POD_NAMESPACE is set from the downward API in config/manager; out of a cluster, the
+        // kubeconfig's namespace is used.
+        let namespace = std::env::var("POD_NAMESPACE")
+            .unwrap_or_else(|_| client.default_namespace().to_owned());
+        let manager = LeaseManagerBuilder::new(client.clone(), LEADER_ELECTION_LEASE)
+            .with_namespace(&namespace)
+            .build()
+            .await
+            .context("cannot set up leader election")?;
+        let (mut is_leader, manager) = manager.watch().await;
+        info!(
+            lease = LEADER_ELECTION_LEASE,
+            namespace, "waiting for leadership"
+        );
+        tokio::select! {
+            acquired = is_leader.wait_for(|&leader| leader) => {
+                acquired.map_err(|_| anyhow!("leader election stopped"))?;
+            }
+            () = shutdown.cancelled() => return Ok(None),
+        }
+        info!(lease = LEADER_ELECTION_LEASE, "became the leader");
+        Ok(Some(Self { is_leader, manager }))
+    }
+
+    /// Resolves when this instance no longer holds the Lease.
+    async fn lost(&mut self) {
+        // An error means the lease manager stopped: the Lease will not be renewed.
+        let _ = self.is_leader.wait_for(|&leader| !leader).await;
+    }
+
+    /// Gives the Lease up, so that another instance takes over without waiting for it to expire.
+    async fn release(self) {
+        drop(self.is_leader);
+        match self.manager.await {
+            Ok(Ok(_)) => info!(lease = LEADER_ELECTION_LEASE, "released"),
+            Ok(Err(error)) => warn!(%error, "cannot release the Lease"),
+            Err(error) => warn!(%error, "cannot release the Lease"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn flags_are_consistent() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn bind_addresses_are_read_as_in_go() {
+        let parse = |address| parse_bind_address(address).map(|parsed| parsed.0);
+        assert_eq!(
+            parse(":8080"),
+            Ok(Some(SocketAddr::from(([0, 0, 0, 0], 8080))))
+        );
+        assert_eq!(
+            parse("127.0.0.1:9"),
+            Ok(Some(SocketAddr::from(([127, 0, 0, 1], 9))))
+        );
+        assert_eq!(parse("0"), Ok(None));
+        assert!(parse("8080").is_err());
+    }
+}

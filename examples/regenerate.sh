@@ -15,7 +15,8 @@ cd "$work/demo-microservice"
 export SOURCE_DATE_EPOCH=1780000000
 "$bin" init --domain my.domain >/dev/null
 "$bin" create api --group devops --version v1 --kind DemoMicroService \
-  --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --short-name dms >/dev/null
+  --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --run-as-user 1001 \
+  --short-name dms >/dev/null
 if [ -f "$example/Cargo.lock" ]; then cp "$example/Cargo.lock" .; fi
 rm -rf "$example"
 cp -r "$work/demo-microservice" "$example"

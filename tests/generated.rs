@@ -213,6 +213,8 @@ fn demo_microservice_example_is_current_and_works() {
             "stefanprodan/podinfo:6.7.1",
             "--image-container-port",
             "9898",
+            "--run-as-user",
+            "1001",
             "--short-name",
             "dms",
         ],

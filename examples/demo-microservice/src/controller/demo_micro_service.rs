@@ -61,7 +61,7 @@ const FINALIZER: &str = "devops.my.domain/finalizer";
 /// The user id the container runs as; `None` keeps the image's own (non-root) user.
 /// Needed when the image names its user rather than giving a numeric id, as Kubernetes can only
 /// check a numeric user against `runAsNonRoot`.
-const RUN_AS_USER: Option<i64> = None;
+const RUN_AS_USER: Option<i64> = Some(1001);
 
 /// The container's command; empty keeps the image's entrypoint.
 const CONTAINER_COMMAND: &[&str] = &[];

@@ -160,7 +160,11 @@ impl Project {
             // The parser's message comes with a source snippet on further lines: keep the
             // first, which says what and where.
             let e = e.to_string();
-            let what = e.lines().next().unwrap_or_default().trim_start_matches("error: ");
+            let what = e
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ");
             anyhow::anyhow!("{what}; fix the YAML, or restore the file from version control")
         })?;
         project.check()?;

@@ -64,6 +64,8 @@ fn check_project(dir: &Path) {
         ],
     );
 
+    check_manager_without_a_cluster(dir);
+
     // The manifests under config/ are exactly what the code generates.
     run(
         dir,
@@ -94,6 +96,43 @@ fn check_project(dir: &Path) {
         run(dir, "kubectl", &["kustomize", "config/samples"]);
         check_samples_against_crds(dir);
     }
+}
+
+/// The manager, started with no cluster reachable, says so in one line and exits non-zero;
+/// `--help` lists its flags.
+fn check_manager_without_a_cluster(dir: &Path) {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("folder name");
+    let manager = target_dir().join("debug").join(name);
+    let help = Command::new(&manager)
+        .arg("--help")
+        .output()
+        .expect("run the manager");
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--metrics-bind-address",
+        "--health-probe-bind-address",
+        "--leader-elect",
+        "--log-format",
+    ] {
+        assert!(help.contains(flag), "{name} --help lacks {flag}:\n{help}");
+    }
+    let out = Command::new(&manager)
+        .env("KUBECONFIG", dir.join("no-such-kubeconfig"))
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .expect("run the manager");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{name} started without a cluster");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one error line expected:\n{stderr}"
+    );
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// The restricted Pod Security Standard, as far as the manifests can show it.

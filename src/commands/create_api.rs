@@ -221,7 +221,10 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     let command = match &args.image_container_command {
         Some(c) => {
             let parts: Vec<String> = c.split(',').map(|s| s.trim().to_owned()).collect();
-            if parts.iter().any(|p| p.is_empty() || p.chars().any(char::is_control)) {
+            if parts
+                .iter()
+                .any(|p| p.is_empty() || p.chars().any(char::is_control))
+            {
                 bail!(
                     "invalid --image-container-command '{c}': give the command and its \
                      arguments separated by commas, none empty, e.g. 'memcached,-m=64,-v'"

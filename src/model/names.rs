@@ -159,6 +159,34 @@ const PRELUDE_TYPES: &[&str] = &[
     "Box", "Err", "None", "Ok", "Option", "Result", "Self", "Some", "String", "Vec",
 ];
 
+/// Module names a kind cannot take: the generated project's crates (a `kube` module next to
+/// `use kube::...` is ambiguous) and the `tests` module of `src/controller/mod.rs`.
+const RESERVED_MODULES: &[&str] = &[
+    "alloc",
+    "anyhow",
+    "axum",
+    "clap",
+    "core",
+    "futures",
+    "http",
+    "k8s_openapi",
+    "kube",
+    "kube_lease_manager",
+    "prometheus_client",
+    "schemars",
+    "serde",
+    "serde_json",
+    "serde_saphyr",
+    "std",
+    "tests",
+    "thiserror",
+    "tokio",
+    "tokio_util",
+    "tower_test",
+    "tracing",
+    "tracing_subscriber",
+];
+
 /// A resource kind: UpperCamelCase ASCII, e.g. `DemoMicroService`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Kind(String);
@@ -178,6 +206,14 @@ impl Kind {
         }
         if s.len() > MAX_LABEL {
             bail!("invalid kind '{s}': it is longer than 63 characters; {accepted}");
+        }
+        let module = s.to_snake_case();
+        if RESERVED_MODULES.contains(&module.as_str()) {
+            bail!(
+                "invalid kind '{s}': its Rust module '{module}' would hide the crate or module \
+                 of that name that the generated code uses; choose another name, e.g. \
+                 '{s}Resource'"
+            );
         }
         if PRELUDE_TYPES.contains(&s) {
             bail!(
@@ -466,6 +502,8 @@ mod tests {
             "Demo_Service",
             "1Demo",
             "Option",
+            "Kube",
+            "Tests",
         ] {
             assert!(Kind::parse(bad).is_err(), "{bad}");
         }

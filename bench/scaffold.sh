@@ -12,20 +12,20 @@ trap 'rm -rf "$work"' EXIT
 runs=${RUNS:-200}
 
 echo "== rbuilder init (median of $runs runs)"
-hyperfine --warmup 5 --runs "$runs" -N --style basic \
+hyperfine --warmup 5 --runs "$runs" --style basic \
   --prepare "rm -rf $work/init && mkdir $work/init" \
-  "sh -c 'cd $work/init && $bin init --domain my.domain'" | grep -E "Time|Range"
+  "cd $work/init && $bin init --domain my.domain" | grep -E "Time|Range"
 
 echo "== rbuilder create api on a new project"
 mkdir "$work/base" && (cd "$work/base" && "$bin" init --domain my.domain >/dev/null)
-hyperfine --warmup 5 --runs "$runs" -N --style basic \
+hyperfine --warmup 5 --runs "$runs" --style basic \
   --prepare "rm -rf $work/api && cp -r $work/base $work/api" \
-  "sh -c 'cd $work/api && $bin create api --group devops --kind DemoMicroService --image stefanprodan/podinfo:6.7.1 --image-container-port 9898'" | grep -E "Time|Range"
+  "cd $work/api && $bin create api --group devops --kind DemoMicroService --image stefanprodan/podinfo:6.7.1 --image-container-port 9898" | grep -E "Time|Range"
 
 echo "== rbuilder create api on a project with 50 resources"
 mkdir "$work/big" && cd "$work/big" && "$bin" init --domain my.domain >/dev/null
 for i in $(seq 1 50); do "$bin" create api --group devops --kind "Kind$i" >/dev/null; done
 cd - >/dev/null
-hyperfine --warmup 5 --runs "$runs" -N --style basic \
+hyperfine --warmup 5 --runs "$runs" --style basic \
   --prepare "rm -rf $work/big2 && cp -r $work/big $work/big2" \
-  "sh -c 'cd $work/big2 && $bin create api --group devops --kind DemoMicroService'" | grep -E "Time|Range"
+  "cd $work/big2 && $bin create api --group devops --kind DemoMicroService" | grep -E "Time|Range"

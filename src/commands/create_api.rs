@@ -24,7 +24,14 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let resource = resource(&project, &args)?;
     check_conflicts(&project, &resource, args.force)?;
 
-    let templates = Templates::load()?;
+    let templates = Templates::load(&[
+        "api/",
+        "controller/",
+        "crd/",
+        "inserts/",
+        "rbac/",
+        "samples/",
+    ])?;
     let mut plan = Plan::new(root);
     let mut ctx = project_context(&project);
     ctx.insert("resource", &resource);
@@ -62,6 +69,11 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
          make install && make run   # against the cluster in your kubeconfig",
         resource.gvk()
     ));
+    // Kind names change how rustfmt lays out lines, and new `mod` lines must be sorted:
+    // format the Rust files this command writes, as `cargo fmt` would.
+    if let Err(note) = plan.format_rust() {
+        eprintln!("note: {note}");
+    }
     finish(plan, args.dry_run, &next)
 }
 

@@ -51,7 +51,9 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
 }
 
 fn plan(root: &Path, project: &Project) -> Result<Plan> {
-    let templates = Templates::load()?;
+    // init's Rust templates are rustfmt-clean for any project name, so unlike `create api`
+    // it needs no rustfmt pass.
+    let templates = Templates::load(&[TEMPLATE_DIR, "rbac/role"])?;
     let ctx = project_context(project);
     let mut plan = Plan::new(root);
     for name in templates.names(TEMPLATE_DIR) {

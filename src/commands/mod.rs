@@ -57,10 +57,7 @@ fn version_text() -> String {
 }
 
 /// Applies the plan, or with --dry-run only lists it; then says what to do next.
-fn finish(mut plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
-    if let Err(note) = plan.format_rust() {
-        eprintln!("note: {note}");
-    }
+fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
     if dry_run {
         print!("{}", plan.describe());
         println!("dry run: nothing was written");

@@ -14,9 +14,14 @@ pub struct Templates {
 }
 
 impl Templates {
-    pub fn load() -> Result<Self> {
+    /// Parses the templates whose names start with one of `prefixes` (and the shared ones
+    /// they include): parsing only what a command renders keeps rbuilder fast.
+    pub fn load(prefixes: &[&str]) -> Result<Self> {
         let mut files = Vec::new();
         collect(&TEMPLATES, &mut files);
+        files.retain(|(name, _)| {
+            name.starts_with("shared/") || prefixes.iter().any(|p| name.starts_with(p))
+        });
         let mut names: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
         names.sort();
         let mut tera = Tera::default();

@@ -28,6 +28,7 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
         "api/",
         "controller/",
         "crd/",
+        "e2e/",
         "inserts/",
         "rbac/",
         "samples/",
@@ -36,6 +37,7 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let mut ctx = project_context(&project);
     ctx.insert("resource", &resource);
     ctx.insert("storage", &is_first_version(&project, &resource));
+    ctx.insert("updated_image", &updated_image(&resource));
     ctx.insert("group_module", &resource.group.as_ref().replace('-', "_"));
     ctx.insert(
         "api_file",
@@ -53,6 +55,9 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     }
     if resource.controller {
         scaffold.controller(&mut plan)?;
+        if resource.has_crd() && resource.namespaced && is_first_version(&project, &resource) {
+            scaffold.e2e(&mut plan)?;
+        }
     }
     record(&mut project, &resource);
     plan.update(project::FILE, |_| project.to_yaml())?;
@@ -305,6 +310,25 @@ fn check_conflicts(project: &Project, r: &Resource, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// For the deploy-image e2e test: another tag of the resource's image, to change
+/// `spec.image` to.
+fn updated_image(r: &Resource) -> String {
+    let Flavor::DeployImage(d) = &r.flavor else {
+        return String::new();
+    };
+    // A tag follows the last ':' after the last '/' (a registry may have a port).
+    let name_start = d.image.rfind('/').map_or(0, |i| i + 1);
+    let repo = match d.image[name_start..].rfind(':') {
+        Some(i) => &d.image[..name_start + i],
+        None => d.image.split('@').next().unwrap_or(&d.image),
+    };
+    if d.image == format!("{repo}:latest") {
+        format!("{repo}:stable")
+    } else {
+        format!("{repo}:latest")
+    }
+}
+
 /// Whether this version is the kind's first, and so its CRD's storage version.
 fn is_first_version(project: &Project, r: &Resource) -> bool {
     !project.custom_resources().any(|e| {
@@ -454,6 +478,14 @@ impl Scaffold<'_> {
             "inserts/samples_kustomization.yaml",
         )?;
         Ok(())
+    }
+
+    /// tests/e2e: the harness once, then one module per kind.
+    fn e2e(&self, plan: &mut Plan) -> Result<()> {
+        self.ensure(plan, "tests/e2e/main.rs", "e2e/main.rs")?;
+        let path = format!("tests/e2e/{}.rs", self.resource.module.file);
+        self.own(plan, path, &format!("e2e/{}.rs", self.flavor()))?;
+        self.insert(plan, "tests/e2e/main.rs", "e2e-kinds", "inserts/e2e_kind.rs")
     }
 
     fn controller(&self, plan: &mut Plan) -> Result<()> {

@@ -15,6 +15,7 @@
 //! The manager: runs the controllers, serves the health probes and the metrics.
 
 use std::error::Error as StdError;
+use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -112,7 +113,9 @@ async fn main() -> ExitCode {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        // Colours only on a terminal: not in `kubectl logs` or a redirected `make run`.
+        .with_ansi(std::io::stderr().is_terminal());
     match args.log_format {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),

@@ -5,13 +5,17 @@
 VENV ?= $(CURDIR)/target/venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: help test tools lint bench install
+.PHONY: help test e2e tools lint bench install
 
 help: ## Show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-test: tools ## Run every test: unit, CLI, and generated projects built against crates.io
+test: tools ## Run every test: unit, CLI, generated projects, and end to end against the emulator
 	cargo test
+	scripts/e2e-fakeapi.sh
+
+e2e: ## Only the end-to-end part: generated operators against ../shared/fakeapi (skipped if absent)
+	scripts/e2e-fakeapi.sh
 
 tools: $(VENV)/.installed ## Install kubernetes-validate and check-jsonschema into target/venv
 

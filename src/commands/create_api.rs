@@ -485,7 +485,12 @@ impl Scaffold<'_> {
         self.ensure(plan, "tests/e2e/main.rs", "e2e/main.rs")?;
         let path = format!("tests/e2e/{}.rs", self.resource.module.file);
         self.own(plan, path, &format!("e2e/{}.rs", self.flavor()))?;
-        self.insert(plan, "tests/e2e/main.rs", "e2e-kinds", "inserts/e2e_kind.rs")
+        self.insert(
+            plan,
+            "tests/e2e/main.rs",
+            "e2e-kinds",
+            "inserts/e2e_kind.rs",
+        )
     }
 
     fn controller(&self, plan: &mut Plan) -> Result<()> {

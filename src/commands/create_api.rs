@@ -74,9 +74,14 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
          make install && make run   # against the cluster in your kubeconfig",
         resource.gvk()
     ));
-    // Kind names change how rustfmt lays out lines, and new `mod` lines must be sorted:
-    // format the Rust files this command writes, as `cargo fmt` would.
-    if let Err(note) = plan.format_rust() {
+    // Kind names change how rustfmt lays out lines: format the kind's own Rust files as
+    // `cargo fmt` would (module registrations are inserted where rustfmt sorts them).
+    let kind_files = [
+        format!("{}/{}.rs", resource.api_dir(), resource.module.file),
+        format!("src/controller/{}.rs", resource.module.file),
+        format!("tests/e2e/{}.rs", resource.module.file),
+    ];
+    if let Err(note) = plan.format_rust(&kind_files) {
         eprintln!("note: {note}");
     }
     finish(plan, args.dry_run, &next)

@@ -9,8 +9,18 @@ const PREFIX: &str = "+rbuilder:scaffold:";
 
 /// Inserts `lines` just before the line holding marker `name`, each with the marker line's
 /// indentation. Lines already present anywhere in the file are skipped, so inserting twice
-/// changes nothing. `file` is only used in the error message.
+/// changes nothing. A single `mod` or `use` line goes where rustfmt sorts it instead (see
+/// `insert_sorted`). `file` is only used in the error message.
 pub fn insert(content: &str, file: &str, name: &str, lines: &[String]) -> Result<String> {
+    if let [line] = lines
+        && !item_kind(line).is_empty()
+    {
+        return insert_sorted(content, file, name, line);
+    }
+    append(content, file, name, lines)
+}
+
+fn append(content: &str, file: &str, name: &str, lines: &[String]) -> Result<String> {
     let marker = format!("{PREFIX}{name}");
     let is_marker = |line: &str| {
         let t = line.trim_start();
@@ -50,6 +60,56 @@ pub fn insert(content: &str, file: &str, name: &str, lines: &[String]) -> Result
     Ok(out)
 }
 
+/// Inserts one `mod` or `use` line before marker `name`, at the place rustfmt would sort it
+/// to among the lines of the same kind right above the marker (rustfmt orders `mod` and `use`
+/// items by name, so a line appended at the end would fail `cargo fmt --check`).
+fn insert_sorted(content: &str, file: &str, name: &str, line: &str) -> Result<String> {
+    let marker = format!("{PREFIX}{name}");
+    let lines: Vec<&str> = content.lines().collect();
+    let Some(at) = lines.iter().position(|l| {
+        let t = l.trim_start();
+        (t.starts_with("//") || t.starts_with('#'))
+            && t.trim_start_matches(['/', '#']).trim() == marker
+    }) else {
+        return append(content, file, name, &[line.to_owned()]);
+    };
+    if lines.iter().any(|l| l.trim() == line.trim()) {
+        return Ok(content.to_owned());
+    }
+    let kind = item_kind(line);
+    let mut start = at;
+    while start > 0 && !lines[start - 1].trim().is_empty() && item_kind(lines[start - 1]) == kind {
+        start -= 1;
+    }
+    let key = sort_key(line);
+    let pos = (start..at)
+        .find(|&i| sort_key(lines[i]) > key)
+        .unwrap_or(at);
+    let indent = &lines[at][..lines[at].len() - lines[at].trim_start().len()];
+    let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    out.insert(pos, format!("{indent}{}", line.trim()));
+    let mut text = out.join("\n");
+    if content.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// `pub mod`, `mod`, `pub use`...: the words before the name.
+fn item_kind(line: &str) -> &str {
+    let t = line.trim_start();
+    ["pub mod ", "mod ", "pub use ", "use "]
+        .into_iter()
+        .find(|k| t.starts_with(k))
+        .unwrap_or("")
+}
+
+/// What rustfmt sorts `mod` and `use` lines by: the name as text, without `r#`.
+fn sort_key(line: &str) -> String {
+    let t = line.trim_start();
+    t[item_kind(line).len()..].replace("r#", "")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +140,25 @@ mod tests {
         assert_eq!(
             out,
             "resources:\n- a.yaml\n- b.yaml\n# +rbuilder:scaffold:crdkustomizeresource\n"
+        );
+    }
+
+    #[test]
+    fn mod_lines_go_where_rustfmt_sorts_them() {
+        let file = "use x;\n\npub mod api;\npub mod guestbook;\n// +rbuilder:scaffold:m\n";
+        let out = insert_sorted(file, "f", "m", "pub mod demo_micro_service;").unwrap();
+        assert_eq!(
+            out,
+            "use x;\n\npub mod api;\npub mod demo_micro_service;\npub mod guestbook;\n// +rbuilder:scaffold:m\n"
+        );
+        let out = insert_sorted(&out, "f", "m", "pub mod r#type;").unwrap();
+        assert!(
+            out.contains("pub mod guestbook;\npub mod r#type;\n// +rbuilder"),
+            "{out}"
+        );
+        assert_eq!(
+            insert_sorted(&out, "f", "m", "pub mod r#type;").unwrap(),
+            out
         );
     }
 

@@ -123,17 +123,16 @@ impl Plan {
         self.ops.iter().any(|op| op.path == path) || self.root.join(path).exists()
     }
 
-    /// Formats every planned Rust file with rustfmt, as `cargo fmt` would: templates cannot
-    /// know how rustfmt lays out a line once a long kind name is in it, nor where it sorts a
-    /// new `mod` line. Runs one rustfmt per file, all at once, reading from stdin (so it
+    /// Formats the planned files `paths` with rustfmt, as `cargo fmt` would: templates cannot
+    /// know how rustfmt lays out a line once a long kind name is in it. Runs one rustfmt per file, all at once, reading from stdin (so it
     /// never follows `mod` declarations into other files). Without rustfmt the files are
     /// left as rendered, and the returned message says so.
-    pub fn format_rust(&mut self) -> Result<(), String> {
+    pub fn format_rust(&mut self, paths: &[String]) -> Result<(), String> {
         let root = self.root.clone();
         let rust: Vec<&mut FileOp> = self
             .ops
             .iter_mut()
-            .filter(|op| op.path.ends_with(".rs"))
+            .filter(|op| paths.contains(&op.path))
             .collect();
         let results: Vec<io::Result<String>> = std::thread::scope(|scope| {
             let jobs: Vec<_> = rust

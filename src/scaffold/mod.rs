@@ -3,6 +3,7 @@
 
 pub mod markers;
 mod plan;
+mod rustfmt;
 mod templates;
 
 pub use plan::Plan;

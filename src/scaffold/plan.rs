@@ -124,52 +124,16 @@ impl Plan {
     }
 
     /// Formats the planned files `paths` with rustfmt, as `cargo fmt` would: templates cannot
-    /// know how rustfmt lays out a line once a long kind name is in it. Runs one rustfmt per file, all at once, reading from stdin (so it
-    /// never follows `mod` declarations into other files). Without rustfmt the files are
-    /// left as rendered, and the returned message says so.
+    /// know how rustfmt lays out a line once a long kind name is in it. Without rustfmt the
+    /// files stay as rendered, and the returned message says so.
     pub fn format_rust(&mut self, paths: &[String]) -> Result<(), String> {
-        let root = self.root.clone();
-        let rust: Vec<&mut FileOp> = self
+        let mut files: Vec<&mut String> = self
             .ops
             .iter_mut()
             .filter(|op| paths.contains(&op.path))
+            .map(|op| &mut op.contents)
             .collect();
-        let results: Vec<io::Result<String>> = std::thread::scope(|scope| {
-            let jobs: Vec<_> = rust
-                .iter()
-                .map(|op| {
-                    let (root, text) = (&root, op.contents.as_str());
-                    scope.spawn(move || rustfmt(root, text))
-                })
-                .collect();
-            jobs.into_iter()
-                .map(|job| {
-                    job.join()
-                        .unwrap_or_else(|_| Err(io::Error::other("rustfmt thread panicked")))
-                })
-                .collect()
-        });
-        let mut failed = Vec::new();
-        for (op, result) in rust.into_iter().zip(results) {
-            match result {
-                Ok(formatted) => op.contents = formatted,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    return Err("rustfmt was not found, so the generated Rust code is not \
-                                formatted; install it (rustup component add rustfmt) and run \
-                                `cargo fmt`"
-                        .into());
-                }
-                Err(e) => failed.push(format!("{} ({e})", op.path)),
-            }
-        }
-        if failed.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "rustfmt could not format {}; run `cargo fmt` to see why",
-                failed.join(", ")
-            ))
-        }
+        super::rustfmt::format(&self.root, &mut files)
     }
 
     /// One line per file: `create src/main.rs`.
@@ -269,29 +233,6 @@ impl Plan {
         done.files.push((target, op.original.clone()));
         Ok(())
     }
-}
-
-/// `text` formatted by rustfmt (edition 2024, the project's rustfmt.toml if it has one).
-fn rustfmt(root: &Path, text: &str) -> io::Result<String> {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .current_dir(root.ancestors().find(|d| d.is_dir()).unwrap_or(root))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(text.as_bytes())?;
-    }
-    let out = child.wait_with_output()?;
-    if !out.status.success() {
-        let why = String::from_utf8_lossy(&out.stderr);
-        return Err(io::Error::other(
-            why.lines().next().unwrap_or("failed").to_owned(),
-        ));
-    }
-    String::from_utf8(out.stdout).map_err(io::Error::other)
 }
 
 /// Writes a sibling temporary file, then renames it over the target, so a file is never

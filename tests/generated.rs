@@ -335,6 +335,8 @@ fn plain_resources_versions_and_awkward_names() {
         "Deployment",
         "Action",
         "Condition",
+        // Long enough that rustfmt lays the generated lines out differently.
+        "ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits",
     ] {
         scaffold(
             &dir,

@@ -42,7 +42,6 @@ use tracing::info;
 
 use super::{ControllerDescriptor, condition, policy_rule};
 use crate::api::v1;
-use crate::api::v1::demo_micro_service::{DEFAULT_PORT, DEFAULT_REPLICAS};
 use crate::{Context, OPERATOR_NAME};
 
 /// The name of this controller in logs and metrics.
@@ -285,7 +284,11 @@ pub fn deployment(obj: &v1::DemoMicroService) -> Result<Deployment, Error> {
             ..ObjectMeta::default()
         },
         spec: DeploymentSpec {
-            replicas: Some(obj.spec.replicas.unwrap_or(DEFAULT_REPLICAS)),
+            replicas: Some(
+                obj.spec
+                    .replicas
+                    .unwrap_or(v1::DemoMicroServiceSpec::DEFAULT_REPLICAS),
+            ),
             selector: LabelSelector {
                 match_labels: Some(selector),
                 ..LabelSelector::default()
@@ -310,7 +313,10 @@ pub fn deployment(obj: &v1::DemoMicroService) -> Result<Deployment, Error> {
                         command: (!command.is_empty()).then_some(command),
                         ports: Some(vec![ContainerPort {
                             name: Some("http".into()),
-                            container_port: obj.spec.port.unwrap_or(DEFAULT_PORT),
+                            container_port: obj
+                                .spec
+                                .port
+                                .unwrap_or(v1::DemoMicroServiceSpec::DEFAULT_PORT),
                             protocol: Some("TCP".into()),
                             ..ContainerPort::default()
                         }]),
@@ -355,7 +361,10 @@ pub fn status(obj: &v1::DemoMicroService, deployment: &Deployment) -> v1::DemoMi
             .flatten()
             .find(|c| c.type_.as_deref() == Some(type_))
     };
-    let wanted = deployment.spec.replicas.unwrap_or(DEFAULT_REPLICAS);
+    let wanted = deployment
+        .spec
+        .replicas
+        .unwrap_or(v1::DemoMicroServiceSpec::DEFAULT_REPLICAS);
     let ready = observed.ready_replicas.unwrap_or(0);
     let summary = format!("{ready}/{wanted} replicas ready");
 

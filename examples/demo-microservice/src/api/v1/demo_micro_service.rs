@@ -56,18 +56,20 @@ pub struct DemoMicroServiceSpec {
     pub port: Option<i32>,
 }
 
-/// Used when `spec.replicas` is not set (also written into the CRD as the default).
-pub const DEFAULT_REPLICAS: i32 = 1;
+impl DemoMicroServiceSpec {
+    /// Used when `spec.replicas` is not set (also written into the CRD as the default).
+    pub const DEFAULT_REPLICAS: i32 = 1;
 
-/// Used when `spec.port` is not set (also written into the CRD as the default).
-pub const DEFAULT_PORT: i32 = 9898;
+    /// Used when `spec.port` is not set (also written into the CRD as the default).
+    pub const DEFAULT_PORT: i32 = 9898;
+}
 
 fn default_replicas() -> Option<i32> {
-    Some(DEFAULT_REPLICAS)
+    Some(DemoMicroServiceSpec::DEFAULT_REPLICAS)
 }
 
 fn default_port() -> Option<i32> {
-    Some(DEFAULT_PORT)
+    Some(DemoMicroServiceSpec::DEFAULT_PORT)
 }
 
 /// DemoMicroServiceStatus defines the observed state of a DemoMicroService.

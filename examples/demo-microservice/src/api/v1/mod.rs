@@ -12,10 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Version `v1` of the `devops.my.domain` API group.
+//! Version `v1` of the `devops.my.domain` API group: one module per kind.
 
 pub mod demo_micro_service;
 // +rbuilder:scaffold:kind-modules
 
-pub use demo_micro_service::{DemoMicroService, DemoMicroServiceSpec, DemoMicroServiceStatus};
+// Each kind's types, re-exported so that code can say `v1::Kind`.
+pub use demo_micro_service::*;
 // +rbuilder:scaffold:kind-exports

@@ -101,10 +101,11 @@ pub struct CreateApiArgs {
     /// The resource's plural [default: computed from the kind like kubebuilder, e.g. policies]
     #[arg(long)]
     pub plural: Option<String>,
-    /// Whether the resource lives in a namespace (false: cluster-scoped)
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
-          default_missing_value = "true", value_name = "BOOL")]
-    pub namespaced: bool,
+    /// Whether the resource lives in a namespace (false: cluster-scoped) [default: true, or the
+    /// kind's scope in its other versions]
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub namespaced: Option<bool>,
     /// A short name for kubectl, e.g. dms (repeat for more)
     #[arg(long = "short-name", value_name = "NAME")]
     pub short_names: Vec<String>,

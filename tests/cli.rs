@@ -403,7 +403,7 @@ fn create_api_rejections_write_nothing() {
                 "--run-as-user",
                 "-1",
             ],
-            &["'-1'", "0 or more"],
+            &["'-1'", "1 or more"],
         ),
         (
             &[
@@ -652,4 +652,241 @@ fn init_in_an_unwritable_folder_says_so_and_leaves_it_empty() {
     assert!(stderr.starts_with("error: nothing was changed"), "{stderr}");
     assert!(stderr.contains("cannot"), "{stderr}");
     assert!(snapshot(&dir).is_empty());
+}
+
+#[test]
+fn names_a_kind_shares_with_others_are_refused() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--kind",
+            "Foo",
+            "--plural",
+            "things",
+            "--short-name",
+            "fo",
+        ],
+    )
+    .success();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &[
+                "create", "api", "--group", "devops", "--kind", "Bar", "--plural", "things",
+            ],
+            &["'things'", "Foo"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Bar",
+                "--short-name",
+                "fo",
+            ],
+            &["'fo'", "Foo"],
+        ),
+        (
+            &["create", "api", "--group", "devops", "--kind", "FooSpec"],
+            &["FooSpec", "defined twice"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Bar",
+                "--short-name",
+                "b",
+                "--short-name",
+                "b",
+            ],
+            &["'b'", "twice"],
+        ),
+        // A second version keeps the kind's plural, scope and short names.
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--version",
+                "v2",
+                "--kind",
+                "Foo",
+                "--plural",
+                "foos",
+            ],
+            &["'things'", "--plural"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--version",
+                "v2",
+                "--kind",
+                "Foo",
+                "--namespaced=false",
+            ],
+            &["namespaced", "--namespaced"],
+        ),
+        (
+            &[
+                "create", "api", "--group", "devops", "--kind", "Bar", "--image", "Nginx:1",
+            ],
+            &["'Nginx:1'", "lower-case"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Bar",
+                "--image",
+                "nginx",
+                "--run-as-user",
+                "0",
+            ],
+            &["'0'", "not root"],
+        ),
+        (
+            &["create", "api", "--group", "devops", "--kind", "Controller"],
+            &["'Controller'"],
+        ),
+        (
+            &["create", "api", "--group", "devops", "--kind", "V2"],
+            &["'V2'"],
+        ),
+    ];
+    for (args, needles) in cases {
+        assert_rejected(&dir, args, needles);
+    }
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v2",
+            "--kind",
+            "Foo",
+        ],
+    )
+    .success();
+    let project = read(&dir, "PROJECT");
+    assert_eq!(project.matches("plural: things").count(), 2, "{project}");
+    assert!(
+        !dir.join("config/crd/bases/devops.my.domain_foos.yaml")
+            .exists()
+    );
+}
+
+#[test]
+fn a_controller_can_be_added_to_a_resource_made_without_one() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--kind",
+            "Foo",
+            "--namespaced=false",
+            "--controller=false",
+        ],
+    )
+    .success();
+    assert!(!dir.join("src/controller/foo.rs").exists());
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--kind",
+            "Foo",
+            "--resource=false",
+        ],
+    )
+    .success();
+    assert!(dir.join("src/controller/foo.rs").is_file());
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("namespaced: false") && project.contains("controller: true"),
+        "{project}"
+    );
+}
+
+#[test]
+fn multigroup_group_names_must_be_rust_modules_and_groups_stay_multigroup() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, &["edit", "--multigroup"]).success();
+    for bad in ["type", "kube", "1pass"] {
+        assert_rejected(
+            &dir,
+            &["create", "api", "--group", bad, "--kind", "Foo"],
+            &[&format!("'{bad}'")],
+        );
+    }
+    rbuilder(&dir, &["create", "api", "--group", "web", "--kind", "Site"]).success();
+    rbuilder(&dir, &["create", "api", "--group", "ops", "--kind", "Job"]).success();
+    assert_rejected(&dir, &["edit", "--multigroup=false"], &["ops", "web"]);
+}
+
+#[test]
+fn a_namespaced_operator_refuses_cluster_scoped_built_in_types() {
+    let (_tmp, dir) = project_dir("example");
+    rbuilder(&dir, &["init", "--namespaced"]).success();
+    assert_rejected(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "core",
+            "--kind",
+            "Node",
+            "--resource=false",
+        ],
+        &["Node", "cluster-scoped"],
+    );
+}
+
+#[test]
+fn dry_run_reports_the_conflicts_a_real_run_would_hit() {
+    let (_tmp, dir) = initialized("example");
+    fs::create_dir_all(dir.join("src/api/v1")).unwrap();
+    fs::write(dir.join("src/api/v1/foo.rs"), "// mine\n").unwrap();
+    assert_rejected(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--kind",
+            "Foo",
+            "--dry-run",
+        ],
+        &["src/api/v1/foo.rs", "already exists"],
+    );
 }

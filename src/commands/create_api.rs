@@ -22,7 +22,7 @@ const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
 pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let mut project = Project::load(root)?;
     let resource = resource(&project, &args)?;
-    check_conflicts(&project, &resource, args.force)?;
+    check_conflicts(&project, &resource, &args)?;
 
     let templates = Templates::load(&[
         "api/",
@@ -116,29 +116,39 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
             } else {
                 Group::parse(b.group)?
             };
-            return Ok(Resource::builtin(b, group, version, kind));
+            if !b.namespaced && project.namespaced {
+                bail!(
+                    "{} is cluster-scoped, but this operator is scoped to one namespace (init \
+                     --namespaced), whose Role cannot grant it; choose a namespaced type",
+                    b.kind
+                );
+            }
+            if !b.namespaced && project.namespaced {
+                bail!(
+                    "{} is cluster-scoped, but this operator is scoped to one namespace (init \
+                     --namespaced), whose Role cannot grant it; choose a namespaced type",
+                    b.kind
+                );
+            }
+            return Resource::builtin(b, group, version, kind);
         }
     }
 
     let group = Group::parse(&args.group)?;
     let domain = crate::model::Domain::parse(&project.domain)?;
     group.check_with_domain(&domain)?;
-    let plural = match &args.plural {
-        Some(p) => Plural::parse(p)?,
-        None => Plural::of(&kind),
-    };
-    let short_names = args
-        .short_names
-        .iter()
-        .map(|s| ShortName::parse(s))
-        .collect::<Result<Vec<_>>>()?;
-    if !args.namespaced && deploy_image.is_some() {
+    if project.multigroup {
+        group.module()?;
+    }
+    let names = kind_names(project, args, &kind)?;
+    let namespaced = names.namespaced;
+    if !namespaced && deploy_image.is_some() {
         bail!(
             "--image needs --namespaced=true: the Deployment it runs lives in the resource's \
              namespace"
         );
     }
-    if !args.namespaced && project.namespaced {
+    if !namespaced && project.namespaced {
         bail!(
             "--namespaced=false makes a cluster-scoped resource, but this operator is scoped \
              to one namespace (init --namespaced); make the resource namespaced"
@@ -183,14 +193,88 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
         group,
         version,
         kind,
-        plural,
+        names.plural,
         &project.domain,
-        args.namespaced,
-        short_names,
+        namespaced,
+        names.short_names,
         controller,
         project.multigroup,
         flavor,
     ))
+}
+
+/// The names and scope a kind has in all its versions.
+struct KindNames {
+    plural: Plural,
+    namespaced: bool,
+    short_names: Vec<ShortName>,
+}
+
+/// The kind's plural, scope and short names: from its other versions when it has some (a
+/// kind has one CRD, so they are the same in every version), else from the flags.
+fn kind_names(project: &Project, args: &CreateApiArgs, kind: &Kind) -> Result<KindNames> {
+    let mut short_names = Vec::new();
+    for s in &args.short_names {
+        let s = ShortName::parse(s)?;
+        if short_names.contains(&s) {
+            bail!("--short-name '{s}' is given twice; give each short name once");
+        }
+        short_names.push(s);
+    }
+    let sibling = project
+        .custom_resources()
+        .find(|r| r.group == args.group && r.kind == args.kind);
+    let Some(sibling) = sibling else {
+        let plural = match &args.plural {
+            Some(p) => Plural::parse(p)?,
+            None => Plural::of(kind)?,
+        };
+        return Ok(KindNames {
+            plural,
+            namespaced: args.namespaced.unwrap_or(true),
+            short_names,
+        });
+    };
+    let plural = match &sibling.plural {
+        Some(p) => Plural::parse(p)?,
+        None => Plural::of(kind)?,
+    };
+    let namespaced = sibling.api.as_ref().is_none_or(|api| api.namespaced);
+    let known: Vec<ShortName> = sibling
+        .short_names
+        .iter()
+        .map(|s| ShortName::parse(s))
+        .collect::<Result<_>>()?;
+    let same_kind = format!(
+        "{} already exists in version {}",
+        args.kind, sibling.version
+    );
+    if args.plural.as_ref().is_some_and(|p| p != plural.as_ref()) {
+        bail!(
+            "{same_kind} with plural '{plural}', and a kind has one plural in all its versions: drop --plural"
+        );
+    }
+    if args.namespaced.is_some_and(|n| n != namespaced) {
+        bail!(
+            "{same_kind}, where it is {}, and a kind has one scope in all its versions: drop --namespaced",
+            if namespaced {
+                "namespaced"
+            } else {
+                "cluster-scoped"
+            }
+        );
+    }
+    if !short_names.is_empty() && short_names != known {
+        bail!(
+            "{same_kind} with short names {:?}, and a kind has the same short names in all its versions: drop --short-name",
+            sibling.short_names
+        );
+    }
+    Ok(KindNames {
+        plural,
+        namespaced,
+        short_names: known,
+    })
 }
 
 /// The deploy-image options, if --image or --plugins chose that template.
@@ -225,10 +309,10 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
         }
         return Ok(None);
     };
-    if image.is_empty() || image.chars().any(char::is_whitespace) {
+    if !is_image_reference(image) {
         bail!(
-            "invalid --image '{image}': an image reference is non-empty and has no spaces, \
-             e.g. 'stefanprodan/podinfo:6.7.1'"
+            "invalid --image '{image}': an image reference is [registry/]repository[:tag][@digest] \
+             with a lower-case repository, e.g. 'stefanprodan/podinfo:6.7.1'"
         );
     }
     let port = match &args.image_container_port {
@@ -258,9 +342,10 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     };
     let run_as_user = match &args.run_as_user {
         Some(u) => match u.parse::<i64>() {
-            Ok(uid) if uid >= 0 => Some(uid),
+            // 0 is root, which runAsNonRoot (the restricted standard) refuses to start.
+            Ok(uid) if uid >= 1 => Some(uid),
             _ => bail!(
-                "invalid --run-as-user '{u}': a user ID is a whole number of 0 or more, e.g. 1001"
+                "invalid --run-as-user '{u}': a user ID is a whole number of 1 or more (not root), e.g. 1001"
             ),
         },
         None => None,
@@ -273,9 +358,50 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     }))
 }
 
+/// Whether `image` looks like an OCI image reference: a lower-case repository path, then an
+/// optional tag and digest. Not a full parser: enough to keep quotes, spaces and upper case
+/// (which Kubernetes rejects as InvalidImageName) out of the generated code and manifests.
+fn is_image_reference(image: &str) -> bool {
+    let (name, digest) = match image.split_once('@') {
+        Some((name, digest)) => (name, Some(digest)),
+        None => (image, None),
+    };
+    let last = name.rfind('/').map_or(0, |i| i + 1);
+    let (path, tag) = match name[last..].rfind(':') {
+        Some(i) => (&name[..last + i], Some(&name[last + i + 1..])),
+        None => (name, None),
+    };
+    // A first component with a '.' or ':' (or localhost) is a registry host[:port].
+    let (registry, repo) = match path.split_once('/') {
+        Some((host, rest)) if host.contains(['.', ':']) || host == "localhost" => (host, rest),
+        _ => ("", path),
+    };
+    let repo_ok = !repo.is_empty()
+        && repo.split('/').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
+        });
+    let registry_ok = registry
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || ".-:".contains(c));
+    let tag_ok = tag.is_none_or(|t| {
+        !t.is_empty()
+            && t.len() <= 128
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    });
+    let digest_ok = digest.is_none_or(|d| {
+        d.contains(':') && d.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
+    });
+    repo_ok && registry_ok && tag_ok && digest_ok
+}
+
 /// Refuses what would clash with the project: the same resource again (without --force),
 /// or a second API group in a project that is not multigroup.
-fn check_conflicts(project: &Project, r: &Resource, force: bool) -> Result<()> {
+fn check_conflicts(project: &Project, r: &Resource, args: &CreateApiArgs) -> Result<()> {
+    let force = args.force;
     if !r.has_crd() {
         let exists = project
             .resources
@@ -292,13 +418,15 @@ fn check_conflicts(project: &Project, r: &Resource, force: bool) -> Result<()> {
     let exists = project.custom_resources().any(|e| {
         e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
     });
-    if exists && !force {
+    // --resource=false on an existing resource adds its controller (checked in `resource`).
+    if exists && !force && args.resource {
         bail!(
             "{} already exists in this project; use --force to rewrite its scaffolded files \
              (the types, controller, CRD version, sample and roles; nothing else)",
             r.gvk()
         );
     }
+    check_names_are_free(project, r)?;
     if !project.multigroup
         && let Some(other) = project
             .custom_resources()
@@ -332,6 +460,52 @@ fn updated_image(r: &Resource) -> String {
     } else {
         format!("{repo}:latest")
     }
+}
+
+/// A new kind's names must not be taken by another kind of its group: the API server would
+/// refuse the CRD (NamesAccepted=False), and `Foo` next to `FooSpec` would clash in Rust.
+fn check_names_are_free(project: &Project, r: &Resource) -> Result<()> {
+    let kind = r.kind.as_str();
+    let others = project
+        .custom_resources()
+        .filter(|e| e.group == r.group.as_ref() && e.kind != kind);
+    let ours: Vec<String> = [r.plural.to_string(), r.kind.lower()]
+        .into_iter()
+        .chain(r.short_names.iter().map(ToString::to_string))
+        .collect();
+    for other in others {
+        let lower = other.kind.to_ascii_lowercase();
+        let theirs: Vec<&str> = [other.plural.as_deref().unwrap_or(&lower), lower.as_str()]
+            .into_iter()
+            .chain(other.short_names.iter().map(String::as_str))
+            .collect();
+        if let Some(name) = ours.iter().find(|n| theirs.contains(&n.as_str())) {
+            bail!(
+                "the name '{name}' is already used by kind {} in group {}: a kind's plural, \
+                 singular and short names must be unique in its group; choose another --plural \
+                 or --short-name",
+                other.kind,
+                r.api_group
+            );
+        }
+        for suffix in ["Spec", "Status", "List"] {
+            if kind == format!("{}{suffix}", other.kind) || other.kind == format!("{kind}{suffix}")
+            {
+                bail!(
+                    "kind {kind} would clash with kind {} in group {}: the type {}{suffix} would \
+                     be defined twice; choose another kind name",
+                    other.kind,
+                    r.api_group,
+                    if kind.len() < other.kind.len() {
+                        kind
+                    } else {
+                        other.kind.as_str()
+                    },
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether this version is the kind's first, and so its CRD's storage version.

@@ -14,6 +14,16 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     let Some(multigroup) = args.multigroup else {
         bail!("nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`");
     };
+    let groups: std::collections::BTreeSet<&str> = project
+        .custom_resources()
+        .map(|r| r.group.as_str())
+        .collect();
+    if !multigroup && groups.len() > 1 {
+        bail!(
+            "the project has APIs in several groups ({}), so it must stay multigroup",
+            groups.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
     let before = project.multigroup;
     project.multigroup = multigroup;
     let mut plan = Plan::new(root);

@@ -59,16 +59,29 @@ fn version_text() -> String {
 /// Applies the plan, or with --dry-run only lists it; then says what to do next.
 fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
     if dry_run {
-        print!("{}", plan.describe());
-        println!("dry run: nothing was written");
+        // The same checks as a real run, so that a dry run that passes means the run would.
+        plan.check()?;
+        say(&format!(
+            "{}dry run: nothing was written\n",
+            plan.describe()
+        ));
         return Ok(());
     }
     plan.apply()?;
-    print!("{}", plan.describe());
-    if !next_steps.is_empty() {
-        println!("\n{next_steps}");
-    }
+    let next = if next_steps.is_empty() {
+        String::new()
+    } else {
+        format!("\n{next_steps}\n")
+    };
+    say(&format!("{}{next}", plan.describe()));
     Ok(())
+}
+
+/// Prints to stdout. The files are written by now: a closed pipe (`rbuilder ... | head`) must
+/// not turn that into a failure, so write errors are ignored.
+fn say(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// The variables every template can use: the project's settings and the license header.

@@ -90,6 +90,24 @@ impl Group {
         Self(String::new())
     }
 
+    /// The group's Rust module in a multigroup project (`web-apps` -> `web_apps`).
+    pub fn module(&self) -> Result<String> {
+        let module = self.0.replace('-', "_");
+        if module.starts_with(|c: char| c.is_ascii_digit())
+            || RUST_KEYWORDS.contains(&module.as_str())
+            || RESERVED_MODULES.contains(&module.as_str())
+        {
+            bail!(
+                "invalid group '{}' for a multigroup project: its Rust module '{module}' would \
+                 start with a digit, be a Rust keyword or hide a crate the generated code uses; \
+                 choose another group, e.g. '{}-apps'",
+                self.0,
+                self.0
+            );
+        }
+        Ok(module)
+    }
+
     /// Checks that `<group>.<domain>` is a valid API group name as a whole.
     pub fn check_with_domain(&self, domain: &Domain) -> Result<()> {
         let full = format!("{}.{}", self.0, domain.0);
@@ -204,10 +222,20 @@ impl Kind {
         if !s.chars().all(|c| c.is_ascii_alphanumeric()) {
             bail!("invalid kind '{s}': it may only contain ASCII letters and digits; {accepted}");
         }
-        if s.len() > MAX_LABEL {
-            bail!("invalid kind '{s}': it is longer than 63 characters; {accepted}");
+        // The CRD's list kind, <Kind>List, must fit a DNS-1035 label too.
+        if s.len() > MAX_LABEL - "List".len() {
+            bail!(
+                "invalid kind '{s}': it is longer than 59 characters (its list kind {s}List must fit 63); {accepted}"
+            );
         }
         let module = s.to_snake_case();
+        if module == "controller" || is_kube_version(&module) {
+            bail!(
+                "invalid kind '{s}': its Rust module '{module}' would have the name of the \
+                 module it sits in (src/controller, src/api/<version>); choose another name, \
+                 e.g. '{s}Resource'"
+            );
+        }
         if RESERVED_MODULES.contains(&module.as_str()) {
             bail!(
                 "invalid kind '{s}': its Rust module '{module}' would hide the crate or module \
@@ -288,9 +316,16 @@ impl Plural {
         Ok(Self(s.to_owned()))
     }
 
-    /// kubebuilder's plural of a kind: lower-cased, then English plural rules.
-    pub fn of(kind: &Kind) -> Self {
-        Self(pluralize(&kind.lower()))
+    /// kubebuilder's plural of a kind: lower-cased, then English plural rules applied to its
+    /// last word (DemoMicroService -> demomicroservices, SalesPerson -> salespeople).
+    pub fn of(kind: &Kind) -> Result<Self> {
+        let snake = kind.0.to_snake_case();
+        let last = snake.rsplit('_').next().unwrap_or(&snake);
+        let stem = &kind.lower()[..kind.0.len() - last.len()];
+        let plural = format!("{stem}{}", pluralize(last));
+        Self::parse(&plural).map_err(|e| {
+            anyhow::anyhow!("{e} (computed from kind '{kind}'; pass a shorter --plural)")
+        })
     }
 }
 
@@ -407,15 +442,11 @@ const UNCOUNTABLE: &[&str] = &[
 
 /// English plural of a lower-case word, as kubebuilder (flect) computes a kind's plural:
 /// Guestbook -> guestbooks, Busybox -> busyboxes, Policy -> policies, Person -> people.
-pub fn pluralize(word: &str) -> String {
-    // A compound kind (DemoMicroService) is pluralized by its last word; try the longest
-    // known suffix first so "salesperson" still becomes "salespeople".
-    for (singular, plural) in IRREGULAR_PLURALS {
-        if let Some(stem) = word.strip_suffix(singular) {
-            return format!("{stem}{plural}");
-        }
+fn pluralize(word: &str) -> String {
+    if let Some((_, plural)) = IRREGULAR_PLURALS.iter().find(|(s, _)| *s == word) {
+        return (*plural).to_owned();
     }
-    if UNCOUNTABLE.iter().any(|u| word.ends_with(u)) {
+    if UNCOUNTABLE.contains(&word) {
         return word.to_owned();
     }
     let vowel = |c: char| "aeiou".contains(c);
@@ -431,8 +462,8 @@ pub fn pluralize(word: &str) -> String {
     {
         return format!("{word}es");
     }
-    if let Some(stem) = word.strip_suffix("fe") {
-        return format!("{stem}ves");
+    if ["knife", "life", "wife"].contains(&word) {
+        return format!("{}ves", &word[..word.len() - 2]);
     }
     format!("{word}s")
 }
@@ -533,8 +564,16 @@ mod tests {
             ("Gateway", "gateways"),
             ("Match", "matches"),
             ("Index", "indices"),
+            ("SalesPerson", "salespeople"),
+            ("Human", "humans"),
+            ("Cafe", "cafes"),
+            ("Knife", "knives"),
         ] {
-            assert_eq!(Plural::of(&Kind::parse(kind).unwrap()).0, plural, "{kind}");
+            assert_eq!(
+                Plural::of(&Kind::parse(kind).unwrap()).unwrap().0,
+                plural,
+                "{kind}"
+            );
         }
     }
 

@@ -85,11 +85,11 @@ impl Resource {
     }
 
     /// A Kubernetes built-in type, reconciled by this project's controller.
-    pub fn builtin(b: Builtin, group: Group, version: Version, kind: Kind) -> Self {
-        Self {
+    pub fn builtin(b: Builtin, group: Group, version: Version, kind: Kind) -> anyhow::Result<Self> {
+        Ok(Self {
             api_group: b.api_group.to_owned(),
             module: kind.module(),
-            plural: Plural::parse(b.plural).unwrap_or_else(|_| Plural::of(&kind)),
+            plural: Plural::parse(b.plural)?,
             group,
             version,
             kind,
@@ -100,7 +100,7 @@ impl Resource {
             flavor: Flavor::Builtin {
                 rust_module: format!("k8s_openapi::api::{}::{}", b.module, b.version),
             },
-        }
+        })
     }
 
     pub fn has_crd(&self) -> bool {

@@ -163,9 +163,7 @@ impl Plan {
     /// Checks every path and conflict first, then writes each file atomically; if any write
     /// fails, undoes the ones before it so the tree is left as it was.
     pub fn apply(&self) -> Result<()> {
-        for op in &self.ops {
-            self.check(op)?;
-        }
+        self.check()?;
         let mut done = Undo::default();
         for op in &self.ops {
             if let Err(e) = self.write(op, &mut done) {
@@ -176,7 +174,12 @@ impl Plan {
         Ok(())
     }
 
-    fn check(&self, op: &FileOp) -> Result<()> {
+    /// Everything `apply` checks before it writes: paths, and conflicts with the disk.
+    pub fn check(&self) -> Result<()> {
+        self.ops.iter().try_for_each(|op| self.check_op(op))
+    }
+
+    fn check_op(&self, op: &FileOp) -> Result<()> {
         let rel = Path::new(&op.path);
         if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
             bail!(

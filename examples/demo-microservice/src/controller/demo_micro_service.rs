@@ -38,7 +38,7 @@ use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tracing::info;
+use tracing::{info, warn};
 
 use super::{ControllerDescriptor, condition, policy_rule};
 use crate::api::v1;
@@ -94,19 +94,16 @@ pub fn rbac_rules() -> Vec<PolicyRule> {
     let group = v1::DemoMicroService::group(&());
     let plural = v1::DemoMicroService::plural(&());
     vec![
-        policy_rule(
-            &group,
-            &[&plural],
-            &["get", "list", "watch", "patch", "update"],
-        ),
-        policy_rule(&group, &[&format!("{plural}/status")], &["patch", "update"]),
+        policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
+        policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
         // Needed to set blockOwnerDeletion in the Deployment's owner reference.
         policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
         policy_rule(
             "apps",
             &["deployments"],
             &[
-                "get", "list", "watch", "create", "update", "patch", "delete",
+                // create: a server-side apply that creates the Deployment is authorized as create.
+                "get", "list", "watch", "create", "patch", "delete",
             ],
         ),
         policy_rule("events.k8s.io", &["events"], &["create", "patch"]),
@@ -182,7 +179,7 @@ async fn apply(
         Some(_) => None,
     };
     if let Some(reason) = reason {
-        publish(ctx, obj, reason, format!("{reason} Deployment {name}")).await?;
+        publish(ctx, obj, reason, format!("{reason} Deployment {name}")).await;
     }
 
     let patch = json!({
@@ -204,7 +201,7 @@ async fn cleanup(
     ctx: &Context,
 ) -> Result<Action, Error> {
     let name = obj.name_any();
-    publish(ctx, obj, "Deleting", format!("Deleting Deployment {name}")).await?;
+    publish(ctx, obj, "Deleting", format!("Deleting Deployment {name}")).await;
     match deployments.delete(&name, &DeleteParams::default()).await {
         Ok(_) => {}
         // Already gone is what we want.
@@ -214,14 +211,10 @@ async fn cleanup(
     Ok(Action::await_change())
 }
 
-/// Publishes a Normal Event about `obj`. A failure is returned like any API error, so that
-/// missing RBAC shows up instead of Events silently going missing.
-async fn publish(
-    ctx: &Context,
-    obj: &v1::DemoMicroService,
-    reason: &str,
-    note: String,
-) -> Result<(), kube::Error> {
+/// Publishes a Normal Event about `obj`. Events are informational: a failure (e.g. in a
+/// namespace being deleted, which refuses new objects) is logged, and must not block the
+/// reconcile or the finalizer.
+async fn publish(ctx: &Context, obj: &v1::DemoMicroService, reason: &str, note: String) {
     let event = Event {
         type_: EventType::Normal,
         reason: reason.into(),
@@ -229,7 +222,9 @@ async fn publish(
         action: "Reconcile".into(),
         secondary: None,
     };
-    ctx.recorder.publish(&event, &obj.object_ref(&())).await
+    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
+        warn!(controller = NAME, %error, "cannot publish an Event");
+    }
 }
 
 /// Decides when to retry a failed reconcile (the error itself is logged by the controller loop).
@@ -324,7 +319,8 @@ pub fn deployment(obj: &v1::DemoMicroService) -> Result<Deployment, Error> {
                             run_as_non_root: Some(true),
                             run_as_user: RUN_AS_USER,
                             allow_privilege_escalation: Some(false),
-                            read_only_root_filesystem: Some(true),
+                            // Not readOnlyRootFilesystem: the restricted standard does not
+                            // ask for it, and many images write to /tmp or a cache folder.
                             capabilities: Some(Capabilities {
                                 drop: Some(vec!["ALL".into()]),
                                 ..Capabilities::default()
@@ -548,7 +544,6 @@ mod tests {
         let security = &container["securityContext"];
         assert_eq!(security["runAsNonRoot"], true);
         assert_eq!(security["allowPrivilegeEscalation"], false);
-        assert_eq!(security["readOnlyRootFilesystem"], true);
         assert_eq!(security["capabilities"]["drop"], json!(["ALL"]));
         assert_eq!(security["seccompProfile"]["type"], "RuntimeDefault");
     }

@@ -87,6 +87,11 @@ pub enum Error {
 
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
+
+    #[error(
+        "Deployment {name} is controlled by {owner}: rename the DemoMicroService or delete that Deployment"
+    )]
+    DeploymentTaken { name: String, owner: String },
 }
 
 /// The RBAC rules this controller needs.
@@ -165,6 +170,21 @@ async fn apply(
     let name = obj.name_any();
     let desired = deployment(obj)?;
     let existing = deployments.get_opt(&name).await?;
+    // Never take over a Deployment that another object controls (a second controller
+    // reference is refused by the API server anyway): say whose it is instead.
+    let controller = existing.as_ref().and_then(|d| {
+        d.owner_references()
+            .iter()
+            .find(|o| o.controller == Some(true))
+    });
+    if let Some(owner) = controller
+        && obj.uid().as_deref() != Some(owner.uid.as_str())
+    {
+        return Err(Error::DeploymentTaken {
+            name,
+            owner: format!("{} {}", owner.kind, owner.name),
+        });
+    }
     // Server-side apply of the whole Deployment: fields set by hand are forced back, unchanged
     // content changes nothing.
     let params = PatchParams::apply(OPERATOR_NAME).force();
@@ -614,6 +634,22 @@ mod tests {
         })
         .await
         .expect("reconcile");
+    }
+
+    #[tokio::test]
+    async fn a_deployment_controlled_by_another_object_is_left_alone() {
+        let mut theirs = deployment(&test_object("podinfo:1")).expect("deployment");
+        for owner in theirs.metadata.owner_references.iter_mut().flatten() {
+            owner.uid = "5678".into();
+        }
+        let result = reconcile_with(test_object("podinfo:1"), |mut server| async move {
+            server
+                .expect(Method::GET, DEPLOYMENT_PATH, 200, json!(theirs))
+                .await;
+        })
+        .await;
+        let error = result.expect_err("reconcile must fail");
+        assert!(error.to_string().contains("is controlled by"), "{error}");
     }
 
     #[tokio::test]

@@ -19,6 +19,7 @@ use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
@@ -27,7 +28,9 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::{Parser, ValueEnum};
-use kube::Client;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::jiff::Timestamp;
+use kube::{Api, Client};
 use kube_lease_manager::{LeaseManager, LeaseManagerBuilder};
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::registry::Registry;
@@ -325,7 +328,20 @@ struct Leadership {
     is_leader: watch::Receiver<bool>,
     /// Renews the Lease; releases it when `is_leader` is dropped.
     manager: JoinHandle<kube_lease_manager::Result<LeaseManager>>,
+    /// The Lease's API, to check that this instance still holds it.
+    leases: Api<Lease>,
+    /// This instance's `holderIdentity` in the Lease.
+    identity: String,
 }
+
+/// How long a leader goes on without confirming it still holds the Lease before it steps
+/// down: the Lease's duration (kube-lease-manager's default, 30 s) minus its grace period
+/// (5 s), so that it stops before another instance may take over. controller-runtime calls
+/// this the renew deadline.
+const RENEW_DEADLINE: Duration = Duration::from_secs(25);
+
+/// How often the leader checks that it still holds the Lease.
+const LEASE_CHECK_INTERVAL: Duration = Duration::from_secs(5);
 
 impl Leadership {
     /// Waits until this instance holds the Lease; `None` when shut down first.
@@ -337,8 +353,12 @@ impl Leadership {
         // kubeconfig's namespace is used.
         let namespace = std::env::var("POD_NAMESPACE")
             .unwrap_or_else(|_| client.default_namespace().to_owned());
+        // The pod's name (HOSTNAME in a pod) and the process id: unique per instance.
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
+        let identity = format!("{host}-{}", std::process::id());
         let manager = LeaseManagerBuilder::new(client.clone(), LEADER_ELECTION_LEASE)
             .with_namespace(&namespace)
+            .with_identity(&identity)
             .build()
             .await
             .context("cannot set up leader election")?;
@@ -354,13 +374,26 @@ impl Leadership {
             () = shutdown.cancelled() => return Ok(None),
         }
         info!(lease = LEADER_ELECTION_LEASE, "became the leader");
-        Ok(Some(Self { is_leader, manager }))
+        let leases = Api::namespaced(client.clone(), &namespace);
+        Ok(Some(Self {
+            is_leader,
+            manager,
+            leases,
+            identity,
+        }))
     }
 
-    /// Resolves when this instance no longer holds the Lease.
+    /// Resolves when this instance no longer holds the Lease: the lease manager says so, or
+    /// the Lease could not be confirmed as ours within the renew deadline. (kube-lease-manager
+    /// retries a failed renewal without stepping down; without this check a leader cut off
+    /// from the API server would go on reconciling after another instance took over.)
     async fn lost(&mut self) {
-        // An error means the lease manager stopped: the Lease will not be renewed.
-        let _ = self.is_leader.wait_for(|&leader| !leader).await;
+        let deadline = renew_deadline_passed(self.leases.clone(), self.identity.clone());
+        tokio::select! {
+            // An error means the lease manager stopped: the Lease will not be renewed.
+            _ = self.is_leader.wait_for(|&leader| !leader) => {}
+            () = deadline => {}
+        }
     }
 
     /// Gives the Lease up, so that another instance takes over without waiting for it to expire.
@@ -370,6 +403,34 @@ impl Leadership {
             Ok(Ok(_)) => info!(lease = LEADER_ELECTION_LEASE, "released"),
             Ok(Err(error)) => warn!(%error, "cannot release the Lease"),
             Err(error) => warn!(%error, "cannot release the Lease"),
+        }
+    }
+}
+
+/// Resolves once the Lease has not been confirmed as held by `identity`, and freshly renewed,
+/// for longer than [`RENEW_DEADLINE`], or is held by another instance.
+async fn renew_deadline_passed(leases: Api<Lease>, identity: String) {
+    let mut confirmed = Instant::now();
+    loop {
+        tokio::time::sleep(LEASE_CHECK_INTERVAL).await;
+        match leases.get(LEADER_ELECTION_LEASE).await {
+            Ok(lease) => {
+                let spec = lease.spec.unwrap_or_default();
+                if spec.holder_identity.as_deref() != Some(identity.as_str()) {
+                    warn!(holder = ?spec.holder_identity, "another instance holds the Lease");
+                    return;
+                }
+                let renewed = spec.renew_time.map(|t| t.0.as_second());
+                let age = renewed.map(|t| Timestamp::now().as_second() - t);
+                if age.is_some_and(|age| age < RENEW_DEADLINE.as_secs() as i64) {
+                    confirmed = Instant::now();
+                }
+            }
+            Err(error) => warn!(%error, "cannot read the Lease"),
+        }
+        if confirmed.elapsed() > RENEW_DEADLINE {
+            warn!("the Lease was not renewed within {RENEW_DEADLINE:?}");
+            return;
         }
     }
 }

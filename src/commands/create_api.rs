@@ -100,6 +100,18 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
             );
         }
         if builtin::is_builtin_group(&args.group) {
+            let ignored = [
+                ("--plural", args.plural.is_some()),
+                ("--short-name", !args.short_names.is_empty()),
+                ("--namespaced", args.namespaced.is_some()),
+                ("--controller", args.controller.is_some()),
+            ];
+            if let Some((flag, _)) = ignored.iter().find(|(_, given)| *given) {
+                bail!(
+                    "{flag} does not apply to a built-in type: its names and scope are \
+                     Kubernetes', and --resource=false scaffolds just its controller"
+                );
+            }
             let Some(b) = builtin::find(&args.group, &args.version, &args.kind) else {
                 bail!(
                     "unknown built-in type {}/{} {}: rbuilder can write controllers for these \

@@ -79,11 +79,13 @@ const RESYNC_AFTER: Duration = Duration::from_secs(60 * 60);
 /// Why a reconcile failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("Kubernetes API error: {0}")]
+    // Transparent: the error's own message says it all, and reporters that walk the
+    // source chain do not print it twice.
+    #[error(transparent)]
     Kube(#[from] kube::Error),
 
-    #[error("{0}")]
-    Finalizer(#[source] Box<finalizer::Error<Error>>),
+    #[error(transparent)]
+    Finalizer(Box<finalizer::Error<Error>>),
 
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),

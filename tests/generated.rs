@@ -28,7 +28,6 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir())
-        .env("RUSTFLAGS", "")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program} (is it installed?): {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

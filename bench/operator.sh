@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Prints what the generated example operator (examples/demo-microservice, release build) costs
+# at run time: its resident memory idle and with 200 DemoMicroServices (plus the peak), how long
+# a new DemoMicroService waits for its Deployment (p50, p95, max over the 200, created one at a
+# time by bench/operator_load.py), and the manager's CPU time. Nothing is asserted.
+#
+# It runs against ../shared/fakeapi, an API emulator written in Python, NOT a real API server:
+# no etcd, admission, auth or TLS, and every request costs it more than the one before (it keeps
+# and re-scans every request it served), so late requests take hundreds of ms. The memory and CPU
+# figures are the operator's own overhead; the latencies are mostly the emulator's and say
+# nothing about a real cluster (the emulator round trip printed next to them shows how much).
+# Needs python3 and kubectl. Run it on an otherwise idle machine; it takes 10 to 30 minutes.
+# COUNT (default 200) and TIME_LIMIT (seconds for the creates, default 1800) can be set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+fakeapi=$(cd "${FAKEAPI:-../shared/fakeapi}" && pwd)
+count=${COUNT:-200}
+time_limit=${TIME_LIMIT:-1800} # the script must end even if the Deployments stop appearing
+
+work=$(mktemp -d)
+api='' manager=''
+cleanup() {
+  if [ -n "$manager" ]; then kill "$manager" 2>/dev/null || true; wait "$manager" 2>/dev/null || true; fi
+  if [ -n "$api" ]; then
+    # start.sh leaves the emulator's log in /tmp; it is the emulator's stdout.
+    api_log=$(readlink "/proc/$api/fd/1" 2>/dev/null || true)
+    kill "$api" 2>/dev/null || true
+    case "$api_log" in /tmp/fakeapi.*.log) rm -f "$api_log" ;; esac
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM # run the EXIT trap on Ctrl-C and kill too
+
+# Build a copy, as a user builds their generated project; the shared target folder reuses the
+# dependencies compiled by the tests. Only the manager binary is needed.
+cp -r examples/demo-microservice "$work/demo-microservice"
+cd "$work/demo-microservice"
+CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice
+cp "$repo/target/generated/release/demo-microservice" "$work/manager"
+
+export KUBECONFIG=$work/kubeconfig
+api=$("$fakeapi/start.sh" "$KUBECONFIG")
+# The emulator serves no OpenAPI, which kubectl's client-side validation needs.
+kubectl apply --server-side --validate=false -f config/crd/bases/ >/dev/null
+# The manager exits if the CRD is not served yet.
+for _ in $(seq 1 100); do
+  kubectl get --raw /apis/devops.my.domain/v1/namespaces/default/demomicroservices >/dev/null 2>&1 && break
+  sleep 0.1
+done
+
+# Port 0: free ports, so that the bench never clashes with a running operator. The emulator
+# cannot create namespaces, hence `default`.
+WATCH_NAMESPACE=default "$work/manager" \
+  --metrics-bind-address 127.0.0.1:0 --health-probe-bind-address 127.0.0.1:0 \
+  2>"$work/manager.log" &
+manager=$!
+
+kib() { awk -v key="$1:" '$1 == key { print $2 }' "/proc/$manager/status"; }
+row() { printf '%-27s%14s   %s\n' "$@"; }
+mib() { awk -v kib="$1" 'BEGIN { printf "%.1f MiB", kib / 1024 }'; }
+cpu_seconds() { # utime + stime, fields 14 and 15 (the command name in field 2 has no spaces)
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f s", ($14 + $15) / hz }' "/proc/$manager/stat"
+}
+
+sleep 5
+kill -0 "$manager" 2>/dev/null || { echo "error: the manager exited; its log:" >&2; cat "$work/manager.log" >&2; exit 1; }
+echo "== demo-microservice (release) against the API emulator: $count DemoMicroServices, one at a time"
+row "idle RSS:" "$(mib "$(kib VmRSS)")" "VmRSS 5 s after start, with nothing to reconcile"
+python3 "$repo/bench/operator_load.py" "$KUBECONFIG" "$count" "$time_limit" \
+  || { echo "manager log (last lines):" >&2; tail -20 "$work/manager.log" >&2; exit 1; }
+# Let the reconciles that follow the last Deployment (status updates) finish.
+sleep 2
+row "RSS with $count resources:" "$(mib "$(kib VmRSS)")" "VmRSS once all $count Deployments exist (2 s later)"
+row "peak RSS:" "$(mib "$(kib VmHWM)")" "VmHWM: the highest VmRSS since the manager started"
+row "manager CPU time:" "$(cpu_seconds)" "user + system over the whole run, start included"

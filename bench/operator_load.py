@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Creates DemoMicroServices one by one and times each until its Deployment exists.
+
+    operator_load.py KUBECONFIG COUNT TIME_LIMIT_SECONDS
+
+For each resource: take the time, POST it, poll GET on the Deployment of the same name
+every few ms until it exists; only then create the next one. Prints p50, p95 and max of
+those times, and the emulator's own GET round trip at the start and at the end (to tell its
+slowness from the operator's). Exits 1 if the time limit runs out first. Standard library only.
+"""
+
+import json
+import math
+import re
+import statistics
+import sys
+import time
+import urllib.error
+import urllib.request
+
+NAMESPACE = "default"
+POLL_SECONDS = 0.002
+
+
+def request(method, url, body=None):
+    """Returns the HTTP status of the request (errors included)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def round_trip_ms(url):
+    """Median time of 5 GETs of `url`."""
+    times = []
+    for _ in range(5):
+        started = time.monotonic()
+        request("GET", url)
+        times.append((time.monotonic() - started) * 1000)
+    return statistics.median(times)
+
+
+def nearest_rank(sorted_values, percent):
+    return sorted_values[max(0, math.ceil(percent / 100 * len(sorted_values)) - 1)]
+
+
+def row(label, value, explanation):
+    print(f"{label:<27}{value:>14}   {explanation}", flush=True)
+
+
+def main():
+    kubeconfig, count, time_limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    # start.sh writes a one-cluster kubeconfig; no YAML parser needed for its `server:` line.
+    with open(kubeconfig) as file:
+        server = re.search(r"^\s*server:\s*(\S+)", file.read(), re.M).group(1)
+    resources = f"{server}/apis/devops.my.domain/v1/namespaces/{NAMESPACE}/demomicroservices"
+    deployments = f"{server}/apis/apps/v1/namespaces/{NAMESPACE}/deployments"
+    deadline = time.monotonic() + time_limit
+    first_round_trip = round_trip_ms(f"{deployments}/absent")
+
+    latencies = []
+    for i in range(count):
+        name = f"bench-{i:04d}"
+        body = {
+            "apiVersion": "devops.my.domain/v1",
+            "kind": "DemoMicroService",
+            "metadata": {"name": name, "namespace": NAMESPACE},
+            "spec": {"image": "stefanprodan/podinfo:6.7.1", "replicas": 1, "port": 9898},
+        }
+        started = time.monotonic()
+        status = request("POST", resources, body)
+        if status not in (200, 201):  # a real API server answers 201, the emulator 200
+            sys.exit(f"error: creating {name} returned HTTP {status}")
+        while request("GET", f"{deployments}/{name}") != 200:
+            if time.monotonic() > deadline:
+                sys.exit(f"error: time limit ({time_limit:.0f} s) reached: "
+                         f"{len(latencies)} of {count} Deployments appeared")
+            time.sleep(POLL_SECONDS)
+        latencies.append((time.monotonic() - started) * 1000)
+
+    latencies.sort()
+    row("create -> Deployment p50:", f"{nearest_rank(latencies, 50):.1f} ms",
+        f"from just before the POST to the first GET that finds it; half of the {count} were faster")
+    row("create -> Deployment p95:", f"{nearest_rank(latencies, 95):.1f} ms",
+        "all but the slowest 5% got their Deployment within this")
+    row("create -> Deployment max:", f"{latencies[-1]:.1f} ms", "the slowest one")
+    row("emulator GET round trip:", f"{first_round_trip:.1f} ms",
+        "median of 5 GETs before the first create: the emulator's own cost per request")
+    row("  ... after the creates:", f"{round_trip_ms(f'{deployments}/absent'):.1f} ms",
+        "the same at the end: the emulator slows down as it serves more requests")
+
+
+if __name__ == "__main__":
+    main()

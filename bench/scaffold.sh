@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 runs=${RUNS:-200}
 
-echo "== rbuilder init (median of $runs runs)"
+echo "== rbuilder init ($runs runs)"
 hyperfine --warmup 5 --runs "$runs" --style basic \
   --prepare "rm -rf $work/init && mkdir $work/init" \
   "cd $work/init && $bin init --domain my.domain" | grep -E "Time|Range"

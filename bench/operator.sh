@@ -4,20 +4,17 @@
 # long a new DemoMicroService waits for its Deployment (p50, p95, max, created one at a time by
 # bench/operator_load.py), and the manager's CPU time. Nothing is asserted.
 #
-# It runs against ../shared/fakeapi, an API emulator written in Python, NOT a real API server:
-# no etcd, admission, auth or TLS, and every request costs it more than the one before (it keeps
-# every request it served and re-scans them all for each new one). The memory and CPU figures
-# are the operator's own overhead; the latencies are mostly the emulator's and say nothing about
-# a real cluster (the emulator round trip printed next to them shows how much).
-# COUNT defaults to 50, not 200: with 200 the emulator slows to seconds per request, and a run
-# gave up after 30 minutes with 131 Deployments. TIME_LIMIT (default 900 s) bounds the creates.
-# Needs python3 and kubectl. Takes about 2 minutes, mostly the release build; run it on an
+# It runs against ../shared/fakeapi, an API emulator written in Python, NOT a real API server
+# (no etcd, admission, auth or TLS), started with rbuilder's layer (scripts/fakeapi/start.sh),
+# which keeps its cost per request constant. The memory and CPU figures are the operator's own
+# overhead; the latencies include the emulator's round trip (printed next to them) and say
+# little about a real cluster. TIME_LIMIT (default 900 s) bounds the creates.
+# Needs python3 and kubectl. Takes a few minutes, mostly the release build; run it on an
 # otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-fakeapi=$(cd "${FAKEAPI:-../shared/fakeapi}" && pwd)
-count=${COUNT:-50}
+count=${COUNT:-200}
 time_limit=${TIME_LIMIT:-900} # the script must end even if the Deployments stop appearing
 
 work=$(mktemp -d)
@@ -43,7 +40,7 @@ CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet -
 cp "$repo/target/generated/release/demo-microservice" "$work/manager"
 
 export KUBECONFIG=$work/kubeconfig
-api=$("$fakeapi/start.sh" "$KUBECONFIG")
+api=$("$repo/scripts/fakeapi/start.sh" "$KUBECONFIG")
 # The emulator serves no OpenAPI, which kubectl's client-side validation needs.
 kubectl apply --server-side --validate=false -f config/crd/bases/ >/dev/null
 # The manager exits if the CRD is not served yet.
@@ -52,9 +49,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-# Port 0: free ports, so that the bench never clashes with a running operator. The emulator
-# cannot create namespaces, hence `default`.
-WATCH_NAMESPACE=default "$work/manager" \
+# Port 0: free ports, so that the bench never clashes with a running operator. The manager
+# watches all namespaces, as deployed; the resources go to `default`.
+"$work/manager" \
   --metrics-bind-address 127.0.0.1:0 --health-probe-bind-address 127.0.0.1:0 \
   2>"$work/manager.log" &
 manager=$!

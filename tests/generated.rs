@@ -229,6 +229,10 @@ fn init_only_project() {
     scaffold(&dir, &["init", "--domain", "my.domain"]);
     lock(&dir);
     check_project(&dir);
+    // Before the first API there are no e2e tests; the target says so instead of failing
+    // with cargo's "no test target named e2e".
+    let e2e = run(&dir, "make", &["test-e2e"]);
+    assert!(e2e.contains("no e2e tests yet"), "{e2e}");
 }
 
 #[test]

@@ -290,7 +290,9 @@ async fn serve(
     let listener = TcpListener::bind(address)
         .await
         .with_context(|| format!("cannot serve {what} on {address}"))?;
-    info!(%address, "serving {what}");
+    // Log the bound address, not the requested one: port 0 means any free port.
+    let bound = listener.local_addr().unwrap_or(address);
+    info!(address = %bound, "serving {what}");
     let server =
         axum::serve(listener, router).with_graceful_shutdown(shutdown.clone().cancelled_owned());
     Ok(server.into_future())

@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
 /// DemoMicroServiceSpec defines the desired state of a DemoMicroService.
 #[derive(
-    kube::CustomResource, schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug,
+    kube::CustomResource, kube::KubeSchema, serde::Serialize, serde::Deserialize, Clone, Debug,
 )]
 #[kube(
     group = "devops.my.domain",
@@ -32,6 +32,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
     namespaced,
     status = "DemoMicroServiceStatus",
     doc = "DemoMicroService runs a container image as a Deployment.",
+    // The name becomes a label value of the Deployment and its pods, which Kubernetes limits
+    // to 63 characters; without this rule a longer name would fail only in the reconciler.
+    validation = kube::core::Rule::new("self.metadata.name.size() <= 63")
+        .message("metadata.name must be at most 63 characters (it labels the Deployment)"),
     printcolumn(name = "Image", type_ = "string", json_path = ".spec.image"),
     printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"),
     printcolumn(

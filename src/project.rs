@@ -215,6 +215,20 @@ impl Project {
     pub fn custom_resources(&self) -> impl Iterator<Item = &ResourceEntry> {
         self.resources.iter().filter(|r| r.api.is_some())
     }
+
+    /// What `create api --image` recorded for `group/version kind`, if it was scaffolded so.
+    pub fn deploy_image_entry(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Option<&DeployImageEntry> {
+        self.plugins
+            .deploy_image
+            .iter()
+            .flat_map(|plugin| &plugin.resources)
+            .find(|e| e.group == group && e.version == version && e.kind == kind)
+    }
 }
 
 #[cfg(test)]

@@ -519,6 +519,45 @@ fn the_same_resource_twice_needs_force_and_force_rewrites_only_its_files() {
 }
 
 #[test]
+fn force_without_image_takes_back_what_only_the_deploy_image_controller_needed() {
+    let (_tmp, dir) = initialized("example");
+    let with_image = [
+        "create", "api", "--group", "devops", "--kind", "Web", "--image", "nginx:1",
+    ];
+    let plain = [
+        "create", "api", "--group", "devops", "--kind", "Web", "--force",
+    ];
+    rbuilder(&dir, &with_image).success();
+    assert!(read(&dir, "config/rbac/role.yaml").contains("deployments"));
+    rbuilder(&dir, &plain).success();
+    // The plain controller manages no Deployments, and PROJECT no longer says it does.
+    assert!(!read(&dir, "config/rbac/role.yaml").contains("deployments"));
+    assert!(read(&dir, "config/rbac/role.yaml").contains("webs/status"));
+    assert!(!read(&dir, "PROJECT").contains("deploy-image"));
+
+    // With another deploy-image controller in the project, its rules stay.
+    rbuilder(
+        &dir,
+        &[
+            "create", "api", "--group", "devops", "--kind", "App", "--image", "nginx:1",
+        ],
+    )
+    .success();
+    rbuilder(&dir, &[&with_image[..], &["--force"]].concat()).success();
+    rbuilder(&dir, &plain).success();
+    assert!(read(&dir, "config/rbac/role.yaml").contains("deployments"));
+    let project: serde_json::Value = serde_saphyr::from_str(&read(&dir, "PROJECT")).unwrap();
+    let deploy_image_kinds: Vec<&str> =
+        project["plugins"]["deploy-image.rbuilder.io/v1-alpha"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+    assert_eq!(deploy_image_kinds, ["App"]);
+}
+
+#[test]
 fn a_second_group_needs_multigroup() {
     let (_tmp, dir) = initialized("example");
     rbuilder(&dir, DEMO).success();

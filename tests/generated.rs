@@ -358,6 +358,11 @@ fn plain_resources_versions_and_awkward_names() {
             "--controller=false",
         ],
     );
+    // Scaffolded with --image, then again without: the project must be what a plain kind
+    // gives (check_project compares role.yaml with what the code's rbac_rules() make).
+    let site = ["create", "api", "--group", "devops", "--kind", "Site"];
+    scaffold(&dir, &[&site[..], &["--image", "nginx:1.27"]].concat());
+    scaffold(&dir, &[&site[..], &["--force"]].concat());
     lock(&dir);
     check_project(&dir);
 }

@@ -48,6 +48,7 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
         ctx: &ctx,
         resource: &resource,
         force: args.force,
+        replaced_rules: replaced_rules(&project, &resource, &templates)?,
     };
     // --resource=false on a resource the project has: only its controller is new.
     if resource.has_crd() && args.resource {
@@ -533,6 +534,8 @@ struct Scaffold<'a> {
     ctx: &'a tera::Context,
     resource: &'a Resource,
     force: bool,
+    /// Set when --force replaces the resource's controller.
+    replaced_rules: Option<ReplacedRules>,
 }
 
 impl Scaffold<'_> {
@@ -700,10 +703,84 @@ impl Scaffold<'_> {
             "controllers",
             "inserts/controller_registry.rs",
         )?;
-        let rules = self.render(&format!("rbac/rules/{flavor}.yaml"))?;
+        let mut rules = self.render(&format!("rbac/rules/{flavor}.yaml"))?;
         let file = "config/rbac/role.yaml";
-        plan.update(file, |role| role_with_rules(role, &rules, file))
+        let revoked = match &self.replaced_rules {
+            Some(replaced) => {
+                rules.push_str(&replaced.kept);
+                replaced.old.as_str()
+            }
+            None => "",
+        };
+        plan.update(file, |role| role_with_rules(role, &rules, revoked, file))
     }
+}
+
+/// The RBAC rules of a controller that --force replaces, which the manager's role loses
+/// (unless another controller of the project needs them too).
+struct ReplacedRules {
+    /// What the replaced controller was granted.
+    old: String,
+    /// What the project's other controllers are granted.
+    kept: String,
+}
+
+/// When --force scaffolds a resource's controller again (possibly from another template, e.g.
+/// without --image), the rules of the controller it replaces, and those of the others.
+fn replaced_rules(
+    project: &Project,
+    r: &Resource,
+    templates: &Templates,
+) -> Result<Option<ReplacedRules>> {
+    let is_this = |e: &ResourceEntry| {
+        e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
+    };
+    let Some(old) = project
+        .resources
+        .iter()
+        .find(|e| is_this(e) && e.controller)
+    else {
+        return Ok(None);
+    };
+    if !r.controller {
+        return Ok(None);
+    }
+    let mut kept = String::new();
+    for other in project
+        .resources
+        .iter()
+        .filter(|e| e.controller && !is_this(e))
+    {
+        kept.push_str(&controller_rules(project, other, templates)?);
+    }
+    Ok(Some(ReplacedRules {
+        old: controller_rules(project, old, templates)?,
+        kept,
+    }))
+}
+
+/// The RBAC rules rbuilder scaffolded for the controller of a PROJECT entry.
+fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates) -> Result<String> {
+    let (flavor, api_group) = match builtin::find(&e.group, &e.version, &e.kind) {
+        Some(b) if e.api.is_none() => ("builtin", b.api_group.to_owned()),
+        _ if project
+            .deploy_image_entry(&e.group, &e.version, &e.kind)
+            .is_some() =>
+        {
+            ("deploy_image", format!("{}.{}", e.group, e.domain))
+        }
+        _ => ("plain", format!("{}.{}", e.group, e.domain)),
+    };
+    let plural = match &e.plural {
+        Some(plural) => plural.clone(),
+        None => Plural::of(&Kind::parse(&e.kind)?)?.to_string(),
+    };
+    let mut ctx = tera::Context::new();
+    ctx.insert(
+        "resource",
+        &serde_json::json!({ "api_group": api_group, "plural": plural }),
+    );
+    templates.render(&format!("rbac/rules/{flavor}.yaml"), &ctx)
 }
 
 /// Records the resource in PROJECT (replacing its entry under --force).
@@ -740,16 +817,19 @@ fn record(project: &mut Project, r: &Resource) {
         }
         None => project.resources.push(entry),
     }
+    // The deploy-image entry describes the resource's current controller: --force without
+    // --image drops it, with --image replaces it.
+    let is_this = |e: &DeployImageEntry| {
+        e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
+    };
+    if let Some(plugin) = &mut project.plugins.deploy_image {
+        plugin.resources.retain(|e| !is_this(e));
+    }
     if let Flavor::DeployImage(d) = &r.flavor {
         let plugin = project
             .plugins
             .deploy_image
             .get_or_insert_with(DeployImagePlugin::default);
-        plugin.resources.retain(|e| {
-            !(e.group == r.group.as_ref()
-                && e.version == r.version.as_ref()
-                && e.kind == r.kind.as_str())
-        });
         plugin.resources.push(DeployImageEntry {
             domain: project.domain.clone(),
             group: r.group.to_string(),
@@ -762,5 +842,13 @@ fn record(project: &mut Project, r: &Resource) {
             },
             version: r.version.to_string(),
         });
+    }
+    if project
+        .plugins
+        .deploy_image
+        .as_ref()
+        .is_some_and(|plugin| plugin.resources.is_empty())
+    {
+        project.plugins.deploy_image = None;
     }
 }

@@ -78,52 +78,42 @@ pub fn crd_with_version(existing: Option<&str>, rendered: &str, file: &str) -> R
     to_yaml(&crd)
 }
 
-/// The role file with `rules` (a rendered YAML list) added, merged as the generated
-/// project's `controller::rbac_rules()` merges them: verbs are collected per API group and
-/// resource, resources with the same group and verbs share a rule, rules are sorted by
-/// (apiGroups, resources), and rules naming resourceNames or nonResourceURLs stay as they are.
-pub fn role_with_rules(existing: &str, rules: &str, file: &str) -> Result<String> {
+/// The role file with `revoked` rules taken away, then `rules` added (both rendered YAML
+/// lists), merged as the generated project's `controller::rbac_rules()` merges them: verbs are
+/// collected per API group and resource, resources with the same group and verbs share a rule,
+/// rules are sorted by (apiGroups, resources), and rules naming resourceNames or
+/// nonResourceURLs stay as they are. Revoking works verb by verb, on mergeable rules only.
+pub fn role_with_rules(existing: &str, rules: &str, revoked: &str, file: &str) -> Result<String> {
     let mut role = parse(existing, file)?;
-    let new = parse(rules, "internal error: rendered RBAC rules")?;
-    let all: Vec<Value> = role
+    let rules_of = |yaml: &str| -> Result<Vec<Value>> {
+        if yaml.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let list = parse(yaml, "internal error: rendered RBAC rules")?;
+        Ok(list.as_array().cloned().unwrap_or_default())
+    };
+    let existing_rules = role
         .get("rules")
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .chain(new.as_array().into_iter().flatten())
         .cloned()
-        .collect();
+        .unwrap_or_default();
 
-    let strings = |rule: &Value, key: &str| -> Vec<String> {
-        rule.get(key)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut verbs: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
     let mut unmerged = Vec::new();
-    for rule in all {
-        if rule.get("resourceNames").is_some() || rule.get("nonResourceURLs").is_some() {
-            if !unmerged.contains(&rule) {
-                unmerged.push(rule);
-            }
-            continue;
-        }
-        for group in strings(&rule, "apiGroups") {
-            for resource in strings(&rule, "resources") {
-                verbs
-                    .entry((group.clone(), resource))
-                    .or_default()
-                    .extend(strings(&rule, "verbs"));
-            }
+    let mut verbs = verbs_by_resource(existing_rules.iter(), &mut unmerged);
+    for (key, gone) in verbs_by_resource(rules_of(revoked)?.iter(), &mut Vec::new()) {
+        if let Some(held) = verbs.get_mut(&key) {
+            held.retain(|verb| !gone.contains(verb));
         }
     }
+    for (key, added) in verbs_by_resource(rules_of(rules)?.iter(), &mut unmerged) {
+        verbs.entry(key).or_default().extend(added);
+    }
+
     let mut shared: BTreeMap<(String, Vec<String>), Vec<String>> = BTreeMap::new();
     for ((group, resource), verbs) in verbs {
+        if verbs.is_empty() {
+            continue;
+        }
         shared
             .entry((group, verbs.into_iter().collect()))
             .or_default()
@@ -146,6 +136,42 @@ pub fn role_with_rules(existing: &str, rules: &str, file: &str) -> Result<String
     };
     obj.insert("rules".into(), Value::Array(rules));
     to_yaml(&role)
+}
+
+/// The verbs that `rules` grant per (API group, resource). Rules naming resourceNames or
+/// nonResourceURLs cannot be merged: they go to `unmerged`, once each.
+fn verbs_by_resource<'a>(
+    rules: impl Iterator<Item = &'a Value>,
+    unmerged: &mut Vec<Value>,
+) -> BTreeMap<(String, String), BTreeSet<String>> {
+    let strings = |rule: &Value, key: &str| -> Vec<String> {
+        rule.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut verbs: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    for rule in rules {
+        if rule.get("resourceNames").is_some() || rule.get("nonResourceURLs").is_some() {
+            if !unmerged.contains(rule) {
+                unmerged.push(rule.clone());
+            }
+            continue;
+        }
+        for group in strings(rule, "apiGroups") {
+            for resource in strings(rule, "resources") {
+                verbs
+                    .entry((group.clone(), resource))
+                    .or_default()
+                    .extend(strings(rule, "verbs"));
+            }
+        }
+    }
+    verbs
 }
 
 /// Normalizes a rendered manifest into the exact bytes the manifests binary writes.
@@ -181,7 +207,7 @@ mod tests {
                     verbs: [get]\n";
         let rules = "- apiGroups: [apps]\n  resources: [deployments]\n  verbs: [list, get]\n\
                      - apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
-        let out = role_with_rules(role, rules, "role.yaml").unwrap();
+        let out = role_with_rules(role, rules, "", "role.yaml").unwrap();
         let value = parse(&out, "out").unwrap();
         assert_eq!(
             value["rules"],
@@ -191,6 +217,22 @@ mod tests {
             ])
         );
         // Merging again changes nothing.
-        assert_eq!(role_with_rules(&out, rules, "role.yaml").unwrap(), out);
+        assert_eq!(role_with_rules(&out, rules, "", "role.yaml").unwrap(), out);
+    }
+
+    #[test]
+    fn revoked_verbs_go_and_rules_added_at_once_stay() {
+        let role = "kind: ClusterRole\nrules:\n- apiGroups: [apps]\n  resources: [deployments]\n  \
+                    verbs: [create, get]\n- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
+        let revoked = "- apiGroups: [apps]\n  resources: [deployments]\n  verbs: [create, get]\n\
+                       - apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
+        // Another controller still needs to get pods.
+        let kept = "- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
+        let out = role_with_rules(role, kept, revoked, "role.yaml").unwrap();
+        let value = parse(&out, "out").unwrap();
+        assert_eq!(
+            value["rules"],
+            serde_json::json!([{ "apiGroups": [""], "resources": ["pods"], "verbs": ["get"] }])
+        );
     }
 }

@@ -32,7 +32,8 @@ pub struct Context {
     /// Reconcile counters and durations, served on `/metrics`.
     pub metrics: Metrics,
     /// The namespace from `WATCH_NAMESPACE`: when set, controllers watch only that namespace
-    /// (and the manager needs only a namespaced Role); `None` means all namespaces.
+    /// (a project made with `rbuilder init --namespaced` sets it, and binds a namespaced Role
+    /// instead of a ClusterRole); `None` means all namespaces.
     pub watch_namespace: Option<String>,
 }
 

@@ -19,7 +19,7 @@ use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
@@ -38,6 +38,7 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
@@ -54,12 +55,14 @@ const LEADER_ELECTION_LEASE: &str = "demo-microservice-leader-election";
 #[command(version)]
 struct Args {
     /// Address the /metrics endpoint binds to: "[host]:port" (":8080" is every interface), or
-    /// "0" to disable it.
-    #[arg(long, default_value = ":8080", value_parser = parse_bind_address)]
+    /// "0" to disable it. The default is loopback only, for `make run` on a workstation;
+    /// config/manager passes ":8080" in the cluster.
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_bind_address)]
     metrics_bind_address: BindAddress,
 
     /// Address the /healthz and /readyz probes bind to: "[host]:port", or "0" to disable them.
-    #[arg(long, default_value = ":8081", value_parser = parse_bind_address)]
+    /// The default is loopback only; config/manager passes ":8081" for the kubelet's probes.
+    #[arg(long, default_value = "127.0.0.1:8081", value_parser = parse_bind_address)]
     health_probe_bind_address: BindAddress,
 
     /// Run the controllers only while holding the Lease `demo-microservice-leader-election` (in the
@@ -336,14 +339,20 @@ struct Leadership {
     identity: String,
 }
 
-/// How long a leader goes on without confirming it still holds the Lease before it steps
-/// down: the Lease's duration (kube-lease-manager's default, 30 s) minus its grace period
-/// (5 s), so that it stops before another instance may take over. controller-runtime calls
+/// How long after the Lease's last renewal other instances may take it over.
+const LEASE_DURATION_SECONDS: u64 = 30;
+
+/// How long before the end of [`LEASE_DURATION_SECONDS`] the leader renews the Lease
+/// (kube-lease-manager's grace period): renewals every 10 s leave room for a failed one.
+const LEASE_GRACE_SECONDS: u64 = 20;
+
+/// How old the Lease's last renewal may get before the leader steps down: 10 s before
+/// another instance may take over, 10 s after a renewal was due. controller-runtime calls
 /// this the renew deadline.
-const RENEW_DEADLINE: Duration = Duration::from_secs(25);
+const RENEW_DEADLINE: Duration = Duration::from_secs(20);
 
 /// How often the leader checks that it still holds the Lease.
-const LEASE_CHECK_INTERVAL: Duration = Duration::from_secs(5);
+const LEASE_CHECK_INTERVAL: Duration = Duration::from_secs(2);
 
 impl Leadership {
     /// Waits until this instance holds the Lease; `None` when shut down first.
@@ -361,6 +370,8 @@ impl Leadership {
         let manager = LeaseManagerBuilder::new(client.clone(), LEADER_ELECTION_LEASE)
             .with_namespace(&namespace)
             .with_identity(&identity)
+            .with_duration(LEASE_DURATION_SECONDS)
+            .with_grace(LEASE_GRACE_SECONDS)
             .build()
             .await
             .context("cannot set up leader election")?;
@@ -409,32 +420,44 @@ impl Leadership {
     }
 }
 
-/// Resolves once the Lease has not been confirmed as held by `identity`, and freshly renewed,
-/// for longer than [`RENEW_DEADLINE`], or is held by another instance.
+/// Resolves once this instance can no longer be sure that it holds the Lease: the Lease names
+/// another holder, or its last renewal is older than [`RENEW_DEADLINE`]. The deadline is a
+/// timer of its own, so a request that hangs (e.g. packets dropped) cannot hold it up.
 async fn renew_deadline_passed(leases: Api<Lease>, identity: String) {
-    let mut confirmed = Instant::now();
+    // Leadership was acquired a moment ago, by renewing the Lease.
+    let mut deadline = Instant::now() + RENEW_DEADLINE;
     loop {
-        tokio::time::sleep(LEASE_CHECK_INTERVAL).await;
-        match leases.get(LEADER_ELECTION_LEASE).await {
+        let check = async {
+            tokio::time::sleep(LEASE_CHECK_INTERVAL).await;
+            leases.get(LEADER_ELECTION_LEASE).await
+        };
+        let Ok(checked) = tokio::time::timeout_at(deadline, check).await else {
+            warn!("the Lease was not renewed within {RENEW_DEADLINE:?}");
+            return;
+        };
+        match checked {
             Ok(lease) => {
                 let spec = lease.spec.unwrap_or_default();
                 if spec.holder_identity.as_deref() != Some(identity.as_str()) {
                     warn!(holder = ?spec.holder_identity, "another instance holds the Lease");
                     return;
                 }
-                let renewed = spec.renew_time.map(|t| t.0.as_second());
-                let age = renewed.map(|t| Timestamp::now().as_second() - t);
-                if age.is_some_and(|age| age < RENEW_DEADLINE.as_secs() as i64) {
-                    confirmed = Instant::now();
+                if let Some(renewed) = spec.renew_time {
+                    let now = Instant::now();
+                    deadline = step_down_at(renewed.0, Timestamp::now(), now);
                 }
             }
             Err(error) => warn!(%error, "cannot read the Lease"),
         }
-        if confirmed.elapsed() > RENEW_DEADLINE {
-            warn!("the Lease was not renewed within {RENEW_DEADLINE:?}");
-            return;
-        }
     }
+}
+
+/// When the leader must step down unless the Lease is renewed again: [`RENEW_DEADLINE`] after
+/// `renewed` (the Lease's renewTime), on the monotonic clock that reads `now` at `now_ts`.
+/// A renewal time in the future (clock skew) counts as just now.
+fn step_down_at(renewed: Timestamp, now_ts: Timestamp, now: Instant) -> Instant {
+    let age = Duration::try_from(now_ts.duration_since(renewed)).unwrap_or_default();
+    now + RENEW_DEADLINE.saturating_sub(age)
 }
 
 #[cfg(test)]
@@ -446,6 +469,29 @@ mod tests {
     #[test]
     fn flags_are_consistent() {
         Args::command().debug_assert();
+    }
+
+    #[test]
+    fn by_default_nothing_listens_beyond_this_machine() {
+        let args = Args::parse_from(["manager"]);
+        for address in [args.metrics_bind_address, args.health_probe_bind_address] {
+            let address = address.0.expect("enabled by default");
+            assert!(address.ip().is_loopback(), "{address}");
+        }
+    }
+
+    #[test]
+    fn the_step_down_deadline_counts_from_the_last_renewal() {
+        let now_ts = Timestamp::now();
+        let now = Instant::now();
+        let ago = |seconds| now_ts - Duration::from_secs(seconds);
+        assert_eq!(
+            step_down_at(ago(5), now_ts, now),
+            now + RENEW_DEADLINE - Duration::from_secs(5)
+        );
+        assert_eq!(step_down_at(ago(60), now_ts, now), now);
+        let ahead = now_ts + Duration::from_secs(3);
+        assert_eq!(step_down_at(ahead, now_ts, now), now + RENEW_DEADLINE);
     }
 
     #[test]

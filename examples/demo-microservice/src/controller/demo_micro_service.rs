@@ -16,7 +16,8 @@
 //! reports the Deployment's state in the status.
 //!
 //! The Deployment is owned by the DemoMicroService (controller owner reference) and watched, so
-//! a Deployment that is edited by hand or deleted is put back at once.
+//! a Deployment that is deleted, or whose fields set here are edited by hand, is put back at once.
+//! A Deployment of the same name that the DemoMicroService does not control is never touched.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -30,7 +31,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
-use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::finalizer::{self, finalizer};
@@ -38,7 +39,7 @@ use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tracing::{info, warn};
+use tracing::info;
 
 use super::{ControllerDescriptor, condition, policy_rule};
 use crate::api::v1;
@@ -90,10 +91,8 @@ pub enum Error {
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
 
-    #[error(
-        "Deployment {name} is controlled by {owner}: rename the DemoMicroService or delete that Deployment"
-    )]
-    DeploymentTaken { name: String, owner: String },
+    #[error("Deployment {name} {whose}: rename the DemoMicroService or delete that Deployment")]
+    DeploymentTaken { name: String, whose: String },
 }
 
 /// The RBAC rules this controller needs.
@@ -137,9 +136,12 @@ async fn run(ctx: Arc<Context>, shutdown: CancellationToken) -> Result<(), kube:
 /// then runs [`apply`], or [`cleanup`] once the DemoMicroService is being deleted.
 async fn reconcile(obj: Arc<v1::DemoMicroService>, ctx: Arc<Context>) -> Result<Action, Error> {
     let started = Instant::now();
-    let result = reconcile_with_finalizer(obj, &ctx).await;
+    let result = reconcile_with_finalizer(obj.clone(), &ctx).await;
     ctx.metrics
         .observe_reconcile(NAME, started.elapsed(), result.is_ok());
+    if let Err(error) = &result {
+        super::publish(&ctx, NAME, obj.as_ref(), super::failure_event(error)).await;
+    }
     result
 }
 
@@ -172,23 +174,23 @@ async fn apply(
     let name = obj.name_any();
     let desired = deployment(obj)?;
     let existing = deployments.get_opt(&name).await?;
-    // Never take over a Deployment that another object controls (a second controller
-    // reference is refused by the API server anyway): say whose it is instead.
-    let controller = existing.as_ref().and_then(|d| {
-        d.owner_references()
+    // Never take over a Deployment this DemoMicroService does not control, even one without
+    // an owner: it would then be deleted with the DemoMicroService. Say whose it is instead.
+    if let Some(existing) = &existing
+        && !is_controlled_by(existing, obj)
+    {
+        let whose = match existing
+            .owner_references()
             .iter()
             .find(|o| o.controller == Some(true))
-    });
-    if let Some(owner) = controller
-        && obj.uid().as_deref() != Some(owner.uid.as_str())
-    {
-        return Err(Error::DeploymentTaken {
-            name,
-            owner: format!("{} {}", owner.kind, owner.name),
-        });
+        {
+            Some(owner) => format!("is controlled by {} {}", owner.kind, owner.name),
+            None => "exists and was not created by this DemoMicroService".to_owned(),
+        };
+        return Err(Error::DeploymentTaken { name, whose });
     }
-    // Server-side apply of the whole Deployment: fields set by hand are forced back, unchanged
-    // content changes nothing.
+    // Server-side apply: the fields set here are forced back to these values (fields that
+    // others set, e.g. an added env var, stay theirs); unchanged content changes nothing.
     let params = PatchParams::apply(OPERATOR_NAME).force();
     let applied = deployments
         .patch(&name, &params, &Patch::Apply(&desired))
@@ -201,7 +203,8 @@ async fn apply(
         Some(_) => None,
     };
     if let Some(reason) = reason {
-        publish(ctx, obj, reason, format!("{reason} Deployment {name}")).await;
+        let event = deployment_event(reason, format!("{reason} Deployment {name}"));
+        super::publish(ctx, NAME, obj, event).await;
     }
 
     let patch = json!({
@@ -214,38 +217,59 @@ async fn apply(
     Ok(Action::requeue(RESYNC_AFTER))
 }
 
-/// Runs while a deleted DemoMicroService is still held by the finalizer: deletes the Deployment
-/// (instead of leaving it to the garbage collector, so that it is gone before the
-/// DemoMicroService is); the finalizer is removed once this succeeds.
+/// Runs while a deleted DemoMicroService is still held by the finalizer: deletes its Deployment
+/// (instead of leaving it to the garbage collector, so that the Deployment object is gone
+/// before the DemoMicroService is; its ReplicaSets and Pods follow in the background). The
+/// finalizer is removed once this succeeds.
 async fn cleanup(
     obj: &v1::DemoMicroService,
     deployments: &Api<Deployment>,
     ctx: &Context,
 ) -> Result<Action, Error> {
     let name = obj.name_any();
-    publish(ctx, obj, "Deleting", format!("Deleting Deployment {name}")).await;
-    match deployments.delete(&name, &DeleteParams::default()).await {
+    // Only the Deployment this DemoMicroService controls, and only that very object (the uid
+    // precondition): one of the same name that belongs to someone else stays.
+    let Some(deployment) = deployments.get_opt(&name).await? else {
+        return Ok(Action::await_change());
+    };
+    if !is_controlled_by(&deployment, obj) {
+        return Ok(Action::await_change());
+    }
+    let event = deployment_event("Deleting", format!("Deleting Deployment {name}"));
+    super::publish(ctx, NAME, obj, event).await;
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: deployment.uid(),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match deployments.delete(&name, &params).await {
         Ok(_) => {}
-        // Already gone is what we want.
-        Err(kube::Error::Api(status)) if status.is_not_found() => {}
+        // Already gone (404), or replaced by another object of that name (409): not ours.
+        Err(kube::Error::Api(status)) if status.is_not_found() || status.code == 409 => {}
         Err(error) => return Err(error.into()),
     }
     Ok(Action::await_change())
 }
 
-/// Publishes a Normal Event about `obj`. Events are informational: a failure (e.g. in a
-/// namespace being deleted, which refuses new objects) is logged, and must not block the
-/// reconcile or the finalizer.
-async fn publish(ctx: &Context, obj: &v1::DemoMicroService, reason: &str, note: String) {
-    let event = Event {
+/// Whether `obj` is the controller owner of `deployment`.
+fn is_controlled_by(deployment: &Deployment, obj: &v1::DemoMicroService) -> bool {
+    let uid = obj.uid();
+    deployment
+        .owner_references()
+        .iter()
+        .any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
+}
+
+/// A Normal Event about the Deployment.
+fn deployment_event(reason: &str, note: String) -> Event {
+    Event {
         type_: EventType::Normal,
         reason: reason.into(),
         note: Some(note),
         action: "Reconcile".into(),
         secondary: None,
-    };
-    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
-        warn!(controller = NAME, %error, "cannot publish an Event");
     }
 }
 
@@ -615,43 +639,104 @@ mod tests {
         assert_eq!(action, Action::requeue(RESYNC_AFTER));
     }
 
-    #[tokio::test]
-    async fn deletion_deletes_the_deployment_then_removes_the_finalizer() {
+    /// A DemoMicroService being deleted, and what the API server stores once its
+    /// finalizer is removed.
+    fn deleted_object() -> (v1::DemoMicroService, v1::DemoMicroService) {
         let mut deleted = test_object("podinfo:1");
         deleted.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
         let mut stored = deleted.clone();
         stored.metadata.finalizers = None;
-        let deployment = json!(deployment(&deleted).expect("deployment"));
+        (deleted, stored)
+    }
+
+    /// The Deployment of `test_object`, as stored by the API server.
+    fn stored_deployment() -> Deployment {
+        let mut deployment = deployment(&test_object("podinfo:1")).expect("deployment");
+        deployment.metadata.uid = Some("d-1".into());
+        deployment
+    }
+
+    /// The same Deployment, controlled by another object (`None`: by none).
+    fn deployment_of(owner_uid: Option<&str>) -> Deployment {
+        let mut deployment = stored_deployment();
+        deployment.metadata.owner_references = owner_uid.map(|uid| {
+            let owners = deployment.metadata.owner_references.unwrap_or_default();
+            owners
+                .into_iter()
+                .map(|owner| OwnerReference {
+                    uid: uid.into(),
+                    ..owner
+                })
+                .collect()
+        });
+        deployment
+    }
+
+    async fn expect_finalizer_removed(server: &mut ApiServer, stored: v1::DemoMicroService) {
+        let patch = server.expect(Method::PATCH, PATH, 200, json!(stored)).await;
+        assert_eq!(
+            patch[1],
+            json!({"op": "remove", "path": "/metadata/finalizers/0"})
+        );
+    }
+
+    #[tokio::test]
+    async fn deletion_deletes_the_deployment_then_removes_the_finalizer() {
+        let (deleted, stored) = deleted_object();
+        let deployment = json!(stored_deployment());
         reconcile_with(deleted, |mut server| async move {
+            server
+                .expect(Method::GET, DEPLOYMENT_PATH, 200, deployment.clone())
+                .await;
             let event = server.echo(Method::POST, EVENTS_PATH).await;
             assert_eq!(event["reason"], "Deleting");
-            server
+            let delete = server
                 .expect(Method::DELETE, DEPLOYMENT_PATH, 200, deployment)
                 .await;
-            let patch = server.expect(Method::PATCH, PATH, 200, json!(stored)).await;
-            assert_eq!(
-                patch[1],
-                json!({"op": "remove", "path": "/metadata/finalizers/0"})
-            );
+            // Only that very Deployment, not one created in its place meanwhile.
+            assert_eq!(delete["preconditions"]["uid"], "d-1");
+            expect_finalizer_removed(&mut server, stored).await;
         })
         .await
         .expect("reconcile");
     }
 
     #[tokio::test]
-    async fn a_deployment_controlled_by_another_object_is_left_alone() {
-        let mut theirs = deployment(&test_object("podinfo:1")).expect("deployment");
-        for owner in theirs.metadata.owner_references.iter_mut().flatten() {
-            owner.uid = "5678".into();
+    async fn deletion_leaves_a_deployment_it_does_not_control() {
+        for owner in [Some("5678"), None] {
+            let (deleted, stored) = deleted_object();
+            let theirs = json!(deployment_of(owner));
+            reconcile_with(deleted, |mut server| async move {
+                server
+                    .expect(Method::GET, DEPLOYMENT_PATH, 200, theirs)
+                    .await;
+                expect_finalizer_removed(&mut server, stored).await;
+            })
+            .await
+            .expect("reconcile");
         }
-        let result = reconcile_with(test_object("podinfo:1"), |mut server| async move {
-            server
-                .expect(Method::GET, DEPLOYMENT_PATH, 200, json!(theirs))
-                .await;
-        })
-        .await;
-        let error = result.expect_err("reconcile must fail");
-        assert!(error.to_string().contains("is controlled by"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_deployment_it_does_not_control_is_left_alone() {
+        for (owner, says) in [
+            (Some("5678"), "is controlled by"),
+            (None, "was not created by this"),
+        ] {
+            let theirs = json!(deployment_of(owner));
+            let result = reconcile_with(test_object("podinfo:1"), |mut server| async move {
+                server
+                    .expect(Method::GET, DEPLOYMENT_PATH, 200, theirs)
+                    .await;
+                let event = server.echo(Method::POST, EVENTS_PATH).await;
+                assert_eq!(event["type"], "Warning");
+                assert_eq!(event["reason"], "ReconcileFailed");
+                assert!(event["note"].as_str().expect("note").contains(says));
+            })
+            .await;
+            let error = result.expect_err("reconcile must fail");
+            assert!(error.to_string().contains(says), "{error}");
+        }
     }
 
     #[tokio::test]
@@ -661,6 +746,8 @@ mod tests {
             server
                 .expect(Method::GET, DEPLOYMENT_PATH, 500, error)
                 .await;
+            let event = server.echo(Method::POST, EVENTS_PATH).await;
+            assert_eq!(event["type"], "Warning");
         })
         .await;
         let error = result.expect_err("reconcile must fail");

@@ -27,6 +27,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ListParams;
 use kube::runtime::controller::{Action, Error as ControllerError};
+use kube::runtime::events::{Event, EventType};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
@@ -108,8 +109,10 @@ pub fn policy_rule(group: &str, resources: &[&str], verbs: &[&str]) -> PolicyRul
     }
 }
 
-/// Fails unless `api` can be listed, so that a missing CRD or RBAC rule stops the manager at
-/// start-up with a clear error instead of a watcher retrying forever.
+/// Fails unless `api` can be listed, so that a missing CRD, or a missing RBAC rule for the
+/// controller's own kind, stops the manager at start-up with a clear error instead of a watcher
+/// retrying forever. (Other watched types are not checked: a missing rule for them shows as
+/// repeated "watch failed" warnings.)
 pub async fn check_api<K>(api: &Api<K>) -> Result<(), kube::Error>
 where
     K: Resource + Clone + DeserializeOwned + Debug,
@@ -137,6 +140,48 @@ pub fn log_result<K, E>(
         // The watch failed (e.g. RBAC): it is retried with a backoff.
         Err(error) => warn!(controller, %error, "watch failed"),
     }
+}
+
+/// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace
+/// being deleted, which refuses new objects) is logged, and must not block the reconcile or
+/// the finalizer.
+pub async fn publish<K>(ctx: &Context, controller: &str, obj: &K, mut event: Event)
+where
+    K: Resource<DynamicType = ()>,
+{
+    if let Some(note) = &mut event.note {
+        shorten_note(note);
+    }
+    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
+        warn!(controller, %error, "cannot publish an Event");
+    }
+}
+
+/// The Warning Event of a failed reconcile, so that `kubectl describe` shows the error, not
+/// only the operator's log. Failures with the same reason are counted in one Event series.
+pub fn failure_event(error: &impl std::fmt::Display) -> Event {
+    Event {
+        type_: EventType::Warning,
+        reason: "ReconcileFailed".into(),
+        note: Some(error.to_string()),
+        action: "Reconcile".into(),
+        secondary: None,
+    }
+}
+
+/// Cuts `note` to the 1 kB the API server accepts in an Event (API errors can be longer).
+fn shorten_note(note: &mut String) {
+    const MAX: usize = 1024;
+    const ELLIPSIS: char = '…';
+    if note.len() <= MAX {
+        return;
+    }
+    let mut end = MAX - ELLIPSIS.len_utf8();
+    while !note.is_char_boundary(end) {
+        end -= 1;
+    }
+    note.truncate(end);
+    note.push(ELLIPSIS);
 }
 
 /// A status condition of `type_`, keeping the `lastTransitionTime` of the current condition of
@@ -183,6 +228,18 @@ mod tests {
             verbs.dedup();
             assert_eq!(rule.verbs, verbs);
         }
+    }
+
+    #[test]
+    fn long_event_notes_are_cut_on_a_character_boundary() {
+        let mut note = "é".repeat(600); // 1200 bytes
+        shorten_note(&mut note);
+        assert!(note.len() <= 1024, "{}", note.len());
+        assert!(note.ends_with('…'));
+
+        let mut short = "fine".to_owned();
+        shorten_note(&mut short);
+        assert_eq!(short, "fine");
     }
 
     #[test]

@@ -47,6 +47,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 #[serde(rename_all = "camelCase")]
 pub struct DemoMicroServiceSpec {
     /// The container image to run, e.g. `stefanprodan/podinfo:6.7.1`.
+    #[schemars(length(min = 1))]
     pub image: String,
 
     /// How many pods to run.

@@ -428,9 +428,9 @@ fn check_conflicts(project: &Project, r: &Resource, args: &CreateApiArgs) -> Res
         }
         return Ok(());
     }
-    let exists = project.custom_resources().any(|e| {
-        e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
-    });
+    let exists = project
+        .custom_resources()
+        .any(|e| r.is(&e.group, &e.version, &e.kind));
     // --resource=false on an existing resource adds its controller (checked in `resource`).
     if exists && !force && args.resource {
         bail!(
@@ -732,9 +732,10 @@ fn replaced_rules(
     r: &Resource,
     templates: &Templates,
 ) -> Result<Option<ReplacedRules>> {
-    let is_this = |e: &ResourceEntry| {
-        e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
-    };
+    if !r.controller {
+        return Ok(None);
+    }
+    let is_this = |e: &ResourceEntry| r.is(&e.group, &e.version, &e.kind);
     let Some(old) = project
         .resources
         .iter()
@@ -742,9 +743,6 @@ fn replaced_rules(
     else {
         return Ok(None);
     };
-    if !r.controller {
-        return Ok(None);
-    }
     let mut kept = String::new();
     for other in project
         .resources
@@ -819,11 +817,10 @@ fn record(project: &mut Project, r: &Resource) {
     }
     // The deploy-image entry describes the resource's current controller: --force without
     // --image drops it, with --image replaces it.
-    let is_this = |e: &DeployImageEntry| {
-        e.group == r.group.as_ref() && e.version == r.version.as_ref() && e.kind == r.kind.as_str()
-    };
     if let Some(plugin) = &mut project.plugins.deploy_image {
-        plugin.resources.retain(|e| !is_this(e));
+        plugin
+            .resources
+            .retain(|e| !r.is(&e.group, &e.version, &e.kind));
     }
     if let Flavor::DeployImage(d) = &r.flavor {
         let plugin = project

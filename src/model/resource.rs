@@ -103,6 +103,13 @@ impl Resource {
         })
     }
 
+    /// Whether this is the resource `group/version kind` (as PROJECT spells them).
+    pub fn is(&self, group: &str, version: &str, kind: &str) -> bool {
+        self.group.as_ref() == group
+            && self.version.as_ref() == version
+            && self.kind.as_str() == kind
+    }
+
     pub fn has_crd(&self) -> bool {
         !matches!(self.flavor, Flavor::Builtin { .. })
     }

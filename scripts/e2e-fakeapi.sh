@@ -47,30 +47,47 @@ mkdir "$work/guestbook-operator"
 
 echo "== the Makefile flow: install, run, build-installer, uninstall, deploy, undeploy"
 cd "$work/demo-microservice"
+run=''
+start_manager() {
+  setsid make run >"$work/run.log" 2>&1 &
+  run=$!
+}
+stop_manager() {
+  kill -- -"$run" 2>/dev/null || true
+  wait "$run" 2>/dev/null || true
+  run=''
+}
+trap 'if [ -n "$run" ]; then stop_manager; fi; cleanup' EXIT
+# Applies the sample and waits for the running manager to make it a Deployment.
+sample_becomes_a_deployment() {
+  command kubectl apply --validate=false -k config/samples
+  for _ in $(seq 1 240); do
+    command kubectl get deployment demomicroservice-sample >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  command kubectl get deployment demomicroservice-sample -o jsonpath='{.spec.template.spec.containers[0].image}{"\n"}' \
+    || { echo "the manager did not create the Deployment; its log:"; cat "$work/run.log"; exit 1; }
+  command kubectl get dms
+}
+gone() { ! command kubectl get "$@" >/dev/null 2>&1; }
+
 make install
 command kubectl get crd demomicroservices.devops.my.domain
 make build-installer IMG=example.com/demo-microservice:v0.1.0
 grep -q "image: example.com/demo-microservice:v0.1.0" dist/install.yaml
-setsid make run >"$work/run.log" 2>&1 &
-run=$!
-trap 'kill -- -$run 2>/dev/null || true; cleanup' EXIT
-command kubectl apply --validate=false -k config/samples
-for _ in $(seq 1 240); do
-  command kubectl get deployment demomicroservice-sample >/dev/null 2>&1 && break
-  sleep 0.5
-done
-command kubectl get deployment demomicroservice-sample -o jsonpath='{.spec.template.spec.containers[0].image}{"\n"}' \
-  || { echo "make run did not create the Deployment; its log:"; cat "$work/run.log"; exit 1; }
-command kubectl get dms
-command kubectl delete -k config/samples --wait=false
-kill -- -"$run"
-wait "$run" 2>/dev/null || true
+start_manager
+sample_becomes_a_deployment
+# Deleting the sample waits for its finalizer, which the manager removes after deleting the
+# Deployment.
+command kubectl delete -k config/samples --timeout=60s
+gone dms demomicroservice-sample || { echo "the sample outlived its deletion"; exit 1; }
+gone deployment demomicroservice-sample || { echo "the sample's Deployment outlived it"; exit 1; }
+stop_manager
 make uninstall
-if command kubectl get crd demomicroservices.devops.my.domain >/dev/null 2>&1; then
-  echo "make uninstall left the CRD in place"; exit 1
-fi
+gone crd demomicroservices.devops.my.domain || { echo "make uninstall left the CRD in place"; exit 1; }
 
-# The emulator runs no Pods: deploy is checked by what it creates, not by the manager running.
+# The emulator runs no Pods: deploy is checked by what it creates. A manager from `make run`
+# stands in for the deployed one, so that undeploy meets a resource with a finalizer.
 image=example.com/demo-microservice:v0.1.0
 system=demo-microservice-system
 make deploy IMG=$image
@@ -79,7 +96,11 @@ command kubectl get -f dist/deploy.yaml
 deployed=$(command kubectl -n "$system" get deployment demo-microservice-controller-manager \
   -o jsonpath='{.spec.template.spec.containers[0].image}')
 [ "$deployed" = "$image" ] || { echo "make deploy: the manager's image is '$deployed', not $image"; exit 1; }
+start_manager
+sample_becomes_a_deployment
 make undeploy
+stop_manager
 left=$(command kubectl get -f dist/deploy.yaml --ignore-not-found -o name)
 [ -z "$left" ] || { echo "make undeploy left:"; echo "$left"; exit 1; }
+gone deployment demomicroservice-sample || { echo "make undeploy left the sample's Deployment"; exit 1; }
 echo "e2e: 6 passed, 0 failed"

@@ -157,14 +157,7 @@ impl Project {
 
     pub fn parse(text: &str) -> Result<Self> {
         let project: Self = serde_saphyr::from_str(text).map_err(|e| {
-            // The parser's message comes with a source snippet on further lines: keep the
-            // first, which says what and where.
-            let e = e.to_string();
-            let what = e
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim_start_matches("error: ");
+            let what = yaml_error(&e);
             anyhow::anyhow!("{what}; fix the YAML, or restore the file from version control")
         })?;
         project.check()?;
@@ -229,6 +222,18 @@ impl Project {
             .flat_map(|plugin| &plugin.resources)
             .find(|e| e.group == group && e.version == version && e.kind == kind)
     }
+}
+
+/// A YAML parser's error in one line: its message comes with a source snippet on further
+/// lines; the first says what and where.
+pub fn yaml_error(error: &impl std::fmt::Display) -> String {
+    let error = error.to_string();
+    error
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .to_owned()
 }
 
 #[cfg(test)]

@@ -113,19 +113,42 @@ fn init_dry_run_lists_files_and_writes_nothing() {
 #[test]
 fn init_rejects_bad_domains() {
     let (_tmp, dir) = project_dir("example");
-    for bad in ["My_Domain", "-x.com", "a..b", ""] {
+    for bad in [
+        "My_Domain",
+        "-x.com",
+        "a..b",
+        "",
+        "k8s.io",
+        "apps.kubernetes.io",
+    ] {
         assert_rejected(
             &dir,
             &["init", &format!("--domain={bad}")],
             &[&format!("'{bad}'"), "e.g."],
         );
     }
+    assert_rejected(
+        &dir,
+        &["init", "--owner", " "],
+        &["--owner is empty", "e.g."],
+    );
 }
 
 #[test]
 fn init_rejects_bad_project_names() {
     let (_tmp, dir) = project_dir("example");
-    for bad in ["Bad_Name", "1st", "kube", "-x", "manifests", "type"] {
+    let too_long = "operator-with-a-very-long-name"; // 30 characters
+    for bad in [
+        "Bad_Name",
+        "1st",
+        "kube",
+        "-x",
+        "manifests",
+        "type",
+        "build",
+        "clap",
+        too_long,
+    ] {
         assert_rejected(
             &dir,
             &["init", &format!("--project-name={bad}")],
@@ -403,7 +426,35 @@ fn create_api_rejections_write_nothing() {
                 "--run-as-user",
                 "-1",
             ],
-            &["'-1'", "1 or more"],
+            &["'-1'", "from 1 (not root) to 2147483647"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image",
+                "x",
+                "--run-as-user",
+                "2147483648",
+            ],
+            &["'2147483648'", "to 2147483647"],
+        ),
+        (
+            &[
+                "create",
+                "api",
+                "--group",
+                "devops",
+                "--kind",
+                "Demo",
+                "--image",
+                "registry.example.com:99999/web",
+            ],
+            &["invalid --image", "e.g."],
         ),
         (
             &[
@@ -555,6 +606,85 @@ fn force_without_image_takes_back_what_only_the_deploy_image_controller_needed()
             .map(|e| e["kind"].as_str().unwrap())
             .collect();
     assert_eq!(deploy_image_kinds, ["App"]);
+}
+
+#[test]
+fn a_kind_lives_in_one_group_and_has_one_controller() {
+    let (_tmp, dir) = project_dir("example");
+    rbuilder(&dir, &["init", "--domain", "my.domain", "--multigroup"]).success();
+    rbuilder(
+        &dir,
+        &["create", "api", "--group", "alpha", "--kind", "Foo"],
+    )
+    .success();
+    // Its controller file is src/controller/foo.rs: --force must not take alpha's.
+    assert_rejected(
+        &dir,
+        &[
+            "create", "api", "--group", "beta", "--kind", "Foo", "--force",
+        ],
+        &[
+            "kind Foo already exists in group 'alpha'",
+            "choose another kind name",
+        ],
+    );
+    let v2 = [
+        "create",
+        "api",
+        "--group",
+        "alpha",
+        "--kind",
+        "Foo",
+        "--version",
+        "v2",
+    ];
+    assert_rejected(
+        &dir,
+        &[&v2[..], &["--controller", "--force"]].concat(),
+        &["Foo already has a controller", "v1"],
+    );
+    assert_rejected(
+        &dir,
+        &[&v2[..], &["--image", "nginx:1"]].concat(),
+        &["--image needs a controller"],
+    );
+    // Names the kind's files would take from the project's own.
+    for kind in ["Mod", "Main"] {
+        assert_rejected(
+            &dir,
+            &["create", "api", "--group", "alpha", "--kind", kind],
+            &[&format!("'{kind}'")],
+        );
+    }
+    assert_rejected(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "alpha",
+            "--kind",
+            "Bar",
+            "--resource=false",
+            "--controller=false",
+        ],
+        &["nothing to scaffold"],
+    );
+}
+
+#[test]
+fn a_read_only_file_is_refused_not_replaced() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (_tmp, dir) = initialized("example");
+    let registry = dir.join("src/controller/mod.rs");
+    fs::set_permissions(&registry, fs::Permissions::from_mode(0o444)).unwrap();
+    assert_rejected(
+        &dir,
+        DEMO,
+        &["src/controller/mod.rs is read-only", "chmod u+w"],
+    );
+    let mode = fs::metadata(&registry).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::manifests::{crd_with_version, role_with_rules};
 use super::{finish, project_context};
 use crate::cli::CreateApiArgs;
 use crate::model::{
-    DeployImage, Flavor, Group, Kind, Plural, Resource, ShortName, Version, builtin,
+    DeployImage, Flavor, Group, ImageReference, Kind, Plural, Resource, ShortName, Version, builtin,
 };
 use crate::project::{
     self, ApiEntry, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project, ResourceEntry,
@@ -37,7 +37,6 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let mut ctx = project_context(&project);
     ctx.insert("resource", &resource);
     ctx.insert("storage", &is_first_version(&project, &resource));
-    ctx.insert("updated_image", &updated_image(&resource));
     ctx.insert("group_module", &resource.group.as_ref().replace('-', "_"));
     ctx.insert(
         "api_file",
@@ -93,6 +92,12 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
     let deploy_image = deploy_image(args)?;
+    if !args.resource && args.controller == Some(false) {
+        bail!(
+            "nothing to scaffold: --resource=false and --controller=false leave neither a \
+             resource nor a controller; drop one of them"
+        );
+    }
 
     if !args.resource {
         if deploy_image.is_some() {
@@ -136,13 +141,6 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
                     b.kind
                 );
             }
-            if !b.namespaced && project.namespaced {
-                bail!(
-                    "{} is cluster-scoped, but this operator is scoped to one namespace (init \
-                     --namespaced), whose Role cannot grant it; choose a namespaced type",
-                    b.kind
-                );
-            }
             return Resource::builtin(b, group, version, kind);
         }
     }
@@ -172,6 +170,13 @@ fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
         r.group == args.group && r.kind == args.kind && r.version != args.version && r.controller
     });
     let controller = args.controller.unwrap_or(!kind_has_controller);
+    if deploy_image.is_some() && !controller {
+        bail!(
+            "--image needs a controller to run the image, and this resource gets none \
+             (--controller=false, or its kind's controller exists already in another version); \
+             drop --image"
+        );
+    }
 
     let existing = project
         .custom_resources()
@@ -322,12 +327,12 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
         }
         return Ok(None);
     };
-    if !is_image_reference(image) {
+    let Some(reference) = ImageReference::parse(image) else {
         bail!(
-            "invalid --image '{image}': an image reference is [registry/]repository[:tag][@digest] \
-             with a lower-case repository, e.g. 'stefanprodan/podinfo:6.7.1'"
+            "invalid --image '{image}': an image reference is [registry[:port]/]path[:tag][@digest] \
+             with a lower-case path, e.g. 'stefanprodan/podinfo:6.7.1'"
         );
-    }
+    };
     let port = match &args.image_container_port {
         Some(p) => match p.parse::<u16>() {
             Ok(port) if port >= 1 => Some(port),
@@ -356,65 +361,29 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
     let run_as_user = match &args.run_as_user {
         Some(u) => match u.parse::<i64>() {
             // 0 is root, which runAsNonRoot (the restricted standard) refuses to start.
-            Ok(uid) if uid >= 1 => Some(uid),
+            // Kubernetes takes user IDs up to 2^31 - 1.
+            Ok(uid) if (1..=i64::from(i32::MAX)).contains(&uid) => Some(uid),
             _ => bail!(
-                "invalid --run-as-user '{u}': a user ID is a whole number of 1 or more (not root), e.g. 1001"
+                "invalid --run-as-user '{u}': a user ID is a whole number from 1 (not root) to \
+                 2147483647, e.g. 1001"
             ),
         },
         None => None,
     };
     Ok(Some(DeployImage {
         image: image.clone(),
+        updated_image: reference.with_another_tag(),
         port,
         command,
         run_as_user,
     }))
 }
 
-/// Whether `image` looks like an OCI image reference: a lower-case repository path, then an
-/// optional tag and digest. Not a full parser: enough to keep quotes, spaces and upper case
-/// (which Kubernetes rejects as InvalidImageName) out of the generated code and manifests.
-fn is_image_reference(image: &str) -> bool {
-    let (name, digest) = match image.split_once('@') {
-        Some((name, digest)) => (name, Some(digest)),
-        None => (image, None),
-    };
-    let last = name.rfind('/').map_or(0, |i| i + 1);
-    let (path, tag) = match name[last..].rfind(':') {
-        Some(i) => (&name[..last + i], Some(&name[last + i + 1..])),
-        None => (name, None),
-    };
-    // A first component with a '.' or ':' (or localhost) is a registry host[:port].
-    let (registry, repo) = match path.split_once('/') {
-        Some((host, rest)) if host.contains(['.', ':']) || host == "localhost" => (host, rest),
-        _ => ("", path),
-    };
-    let repo_ok = !repo.is_empty()
-        && repo.split('/').all(|part| {
-            !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
-        });
-    let registry_ok = registry
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || ".-:".contains(c));
-    let tag_ok = tag.is_none_or(|t| {
-        !t.is_empty()
-            && t.len() <= 128
-            && t.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    });
-    let digest_ok = digest.is_none_or(|d| {
-        d.contains(':') && d.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
-    });
-    repo_ok && registry_ok && tag_ok && digest_ok
-}
-
 /// Refuses what would clash with the project: the same resource again (without --force),
 /// or a second API group in a project that is not multigroup.
 fn check_conflicts(project: &Project, r: &Resource, args: &CreateApiArgs) -> Result<()> {
     let force = args.force;
+    check_kind_is_free(project, r)?;
     if !r.has_crd() {
         let exists = project
             .resources
@@ -456,23 +425,39 @@ fn check_conflicts(project: &Project, r: &Resource, args: &CreateApiArgs) -> Res
     Ok(())
 }
 
-/// For the deploy-image e2e test: another tag of the resource's image, to change
-/// `spec.image` to.
-fn updated_image(r: &Resource) -> String {
-    let Flavor::DeployImage(d) = &r.flavor else {
-        return String::new();
-    };
-    // A tag follows the last ':' after the last '/' (a registry may have a port).
-    let name_start = d.image.rfind('/').map_or(0, |i| i + 1);
-    let repo = match d.image[name_start..].rfind(':') {
-        Some(i) => &d.image[..name_start + i],
-        None => d.image.split('@').next().unwrap_or(&d.image),
-    };
-    if d.image == format!("{repo}:latest") {
-        format!("{repo}:stable")
-    } else {
-        format!("{repo}:latest")
+/// A kind's controller, e2e test module and user roles are named after the kind alone
+/// (`src/controller/<kind>.rs`), so a kind name can live in one group only, and a kind has one
+/// controller, which reconciles all its versions.
+fn check_kind_is_free(project: &Project, r: &Resource) -> Result<()> {
+    let kind = r.kind.as_str();
+    if let Some(other) = project
+        .resources
+        .iter()
+        .find(|e| e.kind == kind && e.group != r.group.as_ref())
+    {
+        bail!(
+            "kind {kind} already exists in group '{}' of this project: its controller, e2e test \
+             and roles are named after the kind alone, so a kind name can be used in one group \
+             only; choose another kind name",
+            other.group
+        );
     }
+    let other_version_with_controller = project.resources.iter().find(|e| {
+        e.kind == kind
+            && e.group == r.group.as_ref()
+            && e.version != r.version.as_ref()
+            && e.controller
+    });
+    if r.controller
+        && let Some(other) = other_version_with_controller
+    {
+        bail!(
+            "{kind} already has a controller, scaffolded with version {}: one controller \
+             reconciles a kind in all its versions; drop --controller",
+            other.version
+        );
+    }
+    Ok(())
 }
 
 /// A new kind's names must not be taken by another kind of its group: the API server would

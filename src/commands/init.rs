@@ -31,6 +31,15 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
         }
     };
     let domain = Domain::parse(&args.domain)?;
+    if args
+        .owner
+        .as_ref()
+        .is_some_and(|owner| owner.trim().is_empty())
+    {
+        bail!(
+            "--owner is empty: give the copyright holder, e.g. --owner 'Jane Doe', or leave it out"
+        );
+    }
     check_folder(root)?;
 
     let mut project = Project::new(&name, &domain);

@@ -16,7 +16,12 @@ pub const GENERATED_HEADER: &str = concat!(
 );
 
 fn parse(yaml: &str, what: &str) -> Result<Value> {
-    serde_saphyr::from_str(yaml).map_err(|e| anyhow!("{what} is not valid YAML: {e}"))
+    serde_saphyr::from_str(yaml).map_err(|e| {
+        anyhow!(
+            "{what} is not valid YAML ({}); fix it, or restore it from version control",
+            crate::project::yaml_error(&e)
+        )
+    })
 }
 
 /// Serializes as the manifests binary does: keys sorted, then YAML, after the header.

@@ -2,8 +2,10 @@
 //! built from them. Nothing here touches the disk.
 
 pub mod builtin;
+mod image;
 mod names;
 mod resource;
 
+pub use image::ImageReference;
 pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
 pub use resource::{DeployImage, Flavor, Resource};

@@ -65,6 +65,18 @@ impl Domain {
                  'my.domain' or 'example.com' (lower-case letters, digits, '-' and '.')"
             );
         }
+        // The API server accepts CRDs in these groups only from the Kubernetes project (with
+        // an api-approved.kubernetes.io annotation).
+        if let Some(protected) = ["k8s.io", "kubernetes.io"]
+            .into_iter()
+            .find(|p| s == *p || s.ends_with(&format!(".{p}")))
+        {
+            bail!(
+                "invalid domain '{s}': API groups under {protected} are reserved for the \
+                 Kubernetes project, and the API server refuses other CRDs there; use a domain \
+                 you own, e.g. 'example.com'"
+            );
+        }
         Ok(Self(s.to_owned()))
     }
 }
@@ -178,7 +190,8 @@ const PRELUDE_TYPES: &[&str] = &[
 ];
 
 /// Module names a kind cannot take: the generated project's crates (a `kube` module next to
-/// `use kube::...` is ambiguous) and the `tests` module of `src/controller/mod.rs`.
+/// `use kube::...` is ambiguous), the `tests` module of `src/controller/mod.rs`, and the file
+/// names `mod.rs` (of a version's module) and `main.rs` (of tests/e2e).
 const RESERVED_MODULES: &[&str] = &[
     "alloc",
     "anyhow",
@@ -190,6 +203,8 @@ const RESERVED_MODULES: &[&str] = &[
     "k8s_openapi",
     "kube",
     "kube_lease_manager",
+    "main",
+    "mod",
     "prometheus_client",
     "schemars",
     "serde",
@@ -355,14 +370,22 @@ impl ShortName {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProjectName(String);
 
-/// Names the generated Cargo package cannot take: its own dependencies and binaries, and
-/// crates every Rust program already has.
+/// Names the generated Cargo package cannot take: its own dependencies, binaries and test
+/// targets, crates every Rust program already has, and the folders cargo keeps under
+/// target/debug (a binary may not be named like them).
 const RESERVED_PROJECT_NAMES: &[&str] = &[
     "alloc",
     "anyhow",
     "axum",
+    "build",
+    "clap",
     "core",
+    "deps",
+    "e2e",
+    "examples",
     "futures",
+    "http",
+    "incremental",
     "k8s-openapi",
     "kube",
     "kube-lease-manager",
@@ -377,6 +400,7 @@ const RESERVED_PROJECT_NAMES: &[&str] = &[
     "test",
     "thiserror",
     "tokio",
+    "tokio-util",
     "tower-test",
     "tracing",
     "tracing-subscriber",
@@ -387,26 +411,38 @@ impl ProjectName {
         if let Some(why) = dns_label_problem(s) {
             bail!(
                 "invalid project name '{s}': {why}; it must be a DNS-1123 label such as \
-                 'example' or 'guestbook-operator' (pass --project-name to choose one)"
+                 'example' or 'guestbook-operator'"
             );
         }
         if s.starts_with(|c: char| c.is_ascii_digit()) {
             bail!(
                 "invalid project name '{s}': it must start with a letter to be a valid Rust \
-                 crate name, e.g. 'operator-{s}' (pass --project-name to choose one)"
+                 crate name, e.g. 'operator-{s}'"
             );
         }
         let snake = s.replace('-', "_");
         if RESERVED_PROJECT_NAMES.contains(&s) || RUST_KEYWORDS.contains(&snake.as_str()) {
             bail!(
                 "invalid project name '{s}': it is reserved in Rust or clashes with a crate \
-                 or binary of the generated project; choose another, e.g. '{s}-operator' \
-                 (pass --project-name)"
+                 or binary of the generated project; choose another, e.g. '{s}-operator'"
+            );
+        }
+        // The longest object name derived from it must fit Kubernetes' 63 characters.
+        let longest = format!("{s}{LONGEST_NAME_SUFFIX}");
+        if longest.len() > MAX_LABEL {
+            bail!(
+                "invalid project name '{s}': it is longer than {} characters, and the metrics \
+                 Service '{longest}' must fit Kubernetes' limit of 63; choose a shorter name",
+                MAX_LABEL - LONGEST_NAME_SUFFIX.len()
             );
         }
         Ok(Self(s.to_owned()))
     }
 }
+
+/// The suffix of the longest object name kustomize makes from the project name (its
+/// namePrefix plus the metrics Service's name): a Service name is a DNS-1123 label.
+const LONGEST_NAME_SUFFIX: &str = "-controller-manager-metrics-service";
 
 /// Plurals that follow no rule (flect's irregular list, the ones kinds tend to hit).
 const IRREGULAR_PLURALS: &[(&str, &str)] = &[
@@ -420,6 +456,7 @@ const IRREGULAR_PLURALS: &[(&str, &str)] = &[
     ("man", "men"),
     ("matrix", "matrices"),
     ("mouse", "mice"),
+    ("ox", "oxen"),
     ("person", "people"),
     ("quiz", "quizzes"),
     ("status", "statuses"),
@@ -434,6 +471,7 @@ const UNCOUNTABLE: &[&str] = &[
     "equipment",
     "information",
     "metadata",
+    "metrics",
     "news",
     "series",
     "sheep",
@@ -490,7 +528,7 @@ mod tests {
 
     #[test]
     fn domains() {
-        for ok in ["my.domain", "example.com", "a", "x-1.io"] {
+        for ok in ["my.domain", "example.com", "a", "x-1.io", "notk8s.io"] {
             assert!(Domain::parse(ok).is_ok(), "{ok}");
         }
         for bad in [
@@ -501,6 +539,9 @@ mod tests {
             "x.",
             "UPPER.io",
             "a_b.io",
+            "k8s.io",
+            "apps.k8s.io",
+            "x.kubernetes.io",
         ] {
             let err = Domain::parse(bad).unwrap_err().to_string();
             assert!(err.contains(&format!("'{bad}'")), "{err}");
@@ -591,6 +632,9 @@ mod tests {
             "type",
             "manifests",
             "-x",
+            "build",
+            "clap",
+            "a-project-name-of-twenty-nine",
         ] {
             assert!(ProjectName::parse(bad).is_err(), "{bad}");
         }

@@ -25,6 +25,8 @@ pub enum Flavor {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeployImage {
     pub image: String,
+    /// Another tag of the image, which the e2e test changes `spec.image` to.
+    pub updated_image: String,
     pub port: Option<u16>,
     pub command: Vec<String>,
     pub run_as_user: Option<i64>,

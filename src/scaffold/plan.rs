@@ -8,6 +8,9 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
+/// The longest file name (one path component) common file systems accept, in bytes.
+const MAX_FILE_NAME: usize = 255;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     /// A new file; it must not exist.
@@ -187,6 +190,17 @@ impl Plan {
                 op.path
             );
         }
+        // File systems refuse longer names (e.g. a CRD file named after a very long group).
+        if let Some(long) = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .find(|c| c.len() > MAX_FILE_NAME)
+        {
+            bail!(
+                "the file name '{long}' would be longer than {MAX_FILE_NAME} bytes; choose \
+                 shorter names"
+            );
+        }
         // An ancestor that is a symlink or a file would send the write elsewhere, or fail.
         let mut dir = self.root.clone();
         for c in rel.parent().into_iter().flat_map(Path::components) {
@@ -204,15 +218,32 @@ impl Plan {
                 _ => {}
             }
         }
-        let current = match fs::read_to_string(self.root.join(&op.path)) {
+        let target = self.root.join(&op.path);
+        if let Ok(m) = fs::symlink_metadata(&target) {
+            if m.file_type().is_symlink() {
+                bail!(
+                    "{} is a symbolic link; rbuilder writes only regular files, so replace the \
+                     link with the file it points to",
+                    op.path
+                );
+            }
+            if op.action != Action::Create && m.permissions().readonly() {
+                bail!(
+                    "{} is read-only; make it writable (chmod u+w {}) so that rbuilder can \
+                     update it",
+                    op.path,
+                    op.path
+                );
+            }
+        }
+        let current = match fs::read_to_string(&target) {
             Ok(text) => Some(text),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", op.path)),
         };
         match (op.action, current) {
             (Action::Create, Some(_)) => bail!(
-                "{} already exists; rbuilder never overwrites it silently (move it away, or \
-                 use --force where the command offers it)",
+                "{} already exists; rbuilder never overwrites it silently: move it away first",
                 op.path
             ),
             (Action::Update | Action::Overwrite, current) if current != op.original => {
@@ -239,7 +270,7 @@ impl Plan {
 }
 
 /// Writes a sibling temporary file, then renames it over the target, so a file is never
-/// seen half-written.
+/// seen half-written. A replaced file keeps its permissions.
 fn write_atomically(target: &Path, contents: &str) -> io::Result<()> {
     let name = target
         .file_name()
@@ -250,6 +281,9 @@ fn write_atomically(target: &Path, contents: &str) -> io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(contents.as_bytes())?;
         f.sync_all()?;
+        if let Ok(m) = fs::metadata(target) {
+            fs::set_permissions(&tmp, m.permissions())?;
+        }
         fs::rename(&tmp, target)
     })();
     if result.is_err() {

@@ -39,6 +39,9 @@ fn format_in_temp_dir(root: &Path, files: &mut [&mut String]) -> io::Result<()> 
         }
         let mut rustfmt = Command::new("rustfmt");
         rustfmt.args(["--edition", "2024", "--quiet"]).args(&paths);
+        // In the project, so that rustup picks the toolchain it pins (rust-toolchain.toml), but
+        // never installs one: scaffolding stays offline.
+        rustfmt.current_dir(root).env("RUSTUP_AUTO_INSTALL", "0");
         if let Some(config) = ["rustfmt.toml", ".rustfmt.toml"]
             .iter()
             .map(|name| root.join(name))

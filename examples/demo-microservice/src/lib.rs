@@ -30,3 +30,19 @@ pub use context::Context;
 /// `reportingController` of its Events and the `app.kubernetes.io/managed-by` label of the objects
 /// it creates.
 pub const OPERATOR_NAME: &str = "demo-microservice-operator";
+
+/// `error` and its sources, joined by ": ": kube's errors keep the useful part (e.g.
+/// "Connection refused") in their sources.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // Some errors repeat their source in their own message.
+        if !text.contains(&cause_text) {
+            text = format!("{text}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    text
+}

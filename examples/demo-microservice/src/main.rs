@@ -14,7 +14,6 @@
 
 //! The manager: runs the controllers, serves the health probes and the metrics.
 
-use std::error::Error as StdError;
 use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
@@ -43,9 +42,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
 
-use demo_microservice::Context;
 use demo_microservice::controller::CONTROLLERS;
 use demo_microservice::metrics::Metrics;
+use demo_microservice::{Context, error_chain};
 
 /// The Lease that instances started with `--leader-elect` compete for.
 const LEADER_ELECTION_LEASE: &str = "demo-microservice-leader-election";
@@ -217,31 +216,16 @@ async fn connect() -> anyhow::Result<(Client, String)> {
     let client = Client::try_default().await.map_err(|error| {
         anyhow!(
             "cannot load a Kubernetes client configuration: {}; {HINT}",
-            chain(&error)
+            error_chain(&error)
         )
     })?;
     let version = client.apiserver_version().await.map_err(|error| {
         anyhow!(
             "cannot reach the Kubernetes API server: {}; {HINT}",
-            chain(&error)
+            error_chain(&error)
         )
     })?;
     Ok((client, version.git_version))
-}
-
-/// `error` and its sources, joined by ": " (kube's errors keep the useful part in the sources).
-fn chain(error: &dyn StdError) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        // Some errors repeat their source in their own message.
-        if !text.contains(&cause_text) {
-            text = format!("{text}: {cause_text}");
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// The error of a controller that could not start, with a hint for the usual causes.
@@ -256,7 +240,7 @@ fn start_error(controller: &str, error: &kube::Error) -> anyhow::Error {
                 status.message
             )
         }
-        _ => chain(error),
+        _ => error_chain(error),
     };
     anyhow!("controller {controller} cannot start: {reason}")
 }

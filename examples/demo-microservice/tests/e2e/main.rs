@@ -59,6 +59,8 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 
+use demo_microservice::error_chain;
+
 /// The manager binary, built by cargo for the integration tests.
 const MANAGER: &str = env!("CARGO_BIN_EXE_demo-microservice");
 
@@ -484,21 +486,6 @@ async fn connect() -> (Config, Client) {
              start one (kind create cluster) or set KUBECONFIG"
         )
     })
-}
-
-/// `error` and its sources: kube's errors keep the cause (e.g. "Connection refused") in them.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        // Some errors repeat their source in their own message.
-        if !text.contains(&cause_text) {
-            text = format!("{text}: {cause_text}");
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Reads a YAML file of the project, e.g. a sample.

@@ -1,6 +1,8 @@
 //! The command line, with clap's derive API. Values are checked later, in `model`, so that
 //! every rejection carries the same kind of message whichever command it comes from.
 
+use std::path::PathBuf;
+
 use clap::{ArgAction, Args, Parser, Subcommand};
 use clap_complete::Shell;
 
@@ -37,6 +39,13 @@ pub enum Command {
     /// Change project-wide settings recorded in PROJECT
     #[command(after_help = "Example:\n  rbuilder edit --multigroup")]
     Edit(EditArgs),
+    /// Rewrite the files rbuilder owns (the runtime) for this rbuilder; list your files that a
+    /// new scaffold would write differently
+    #[command(after_help = "Example:\n  rbuilder update --dry-run\n  rbuilder update")]
+    Update(UpdateArgs),
+    /// Experimental commands, as in kubebuilder
+    #[command(subcommand)]
+    Alpha(AlphaCommand),
     /// Print rbuilder's version and the versions of what it generates for
     #[command(after_help = "Example:\n  rbuilder version")]
     Version,
@@ -138,6 +147,40 @@ pub struct CreateApiArgs {
     /// kubebuilder's plugin chooser; `deploy-image/v1-alpha` is the same as giving --image
     #[arg(long, value_name = "PLUGIN")]
     pub plugins: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Also overwrite rbuilder-owned files that were edited by hand (their changes are lost)
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Scaffold the project anew from its PROJECT file into another folder (replaying init and
+    /// every create api), to compare it with what rbuilder writes today
+    #[command(
+        after_help = "Example:\n  rbuilder alpha generate --output-dir ../example-fresh\n  \
+                            diff -r . ../example-fresh"
+    )]
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The project to read PROJECT from
+    #[arg(long, default_value = ".")]
+    pub input_dir: PathBuf,
+    /// Where to scaffold it: a new or empty folder
+    #[arg(long)]
+    pub output_dir: PathBuf,
+    /// Scaffold into a temporary folder only, to check that it works, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,8 @@ use crate::model::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version}
 pub const FILE: &str = "PROJECT";
 /// The layout this version of rbuilder writes and understands.
 pub const LAYOUT: &str = "rbuilder.io/v1";
+/// This rbuilder's version, as PROJECT records it (`cliVersion`).
+pub const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// kubebuilder's PROJECT format version.
 const FORMAT_VERSION: &str = "3";
 
@@ -25,6 +27,9 @@ const HEADER: &str = "\
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Project {
+    /// The rbuilder that scaffolded the project, or last updated it (`rbuilder update`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
     pub domain: String,
     pub layout: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -126,6 +131,7 @@ pub struct DeployImageOptions {
 impl Project {
     pub fn new(name: &ProjectName, domain: &Domain) -> Self {
         Self {
+            cli_version: Some(CLI_VERSION.to_owned()),
             domain: domain.to_string(),
             layout: vec![LAYOUT.to_owned()],
             multigroup: false,

@@ -20,9 +20,15 @@ use crate::scaffold::{Plan, Templates, markers};
 const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
 
 pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
+    let (plan, next) = plan(root, &args)?;
+    finish(plan, args.dry_run, &next)
+}
+
+/// What `create api` with `args` writes in the project at `root`, and what to do next.
+pub(super) fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> {
     let mut project = Project::load(root)?;
-    let resource = resource(&project, &args)?;
-    check_conflicts(&project, &resource, &args)?;
+    let resource = resource(&project, args)?;
+    check_conflicts(&project, &resource, args)?;
 
     let templates = Templates::load(&[
         "api/",
@@ -34,7 +40,7 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
         "samples/",
     ])?;
     let mut plan = Plan::new(root);
-    let mut ctx = project_context(&project);
+    let mut ctx = project_context(root, &project);
     ctx.insert("resource", &resource);
     ctx.insert("storage", &is_first_version(&project, &resource));
     ctx.insert("group_module", &resource.group.as_ref().replace('-', "_"));
@@ -79,12 +85,13 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let kind_files = [
         format!("{}/{}.rs", resource.api_dir(), resource.module.file),
         format!("src/controller/{}.rs", resource.module.file),
+        format!("src/controller/{}/tests.rs", resource.module.file),
         format!("tests/e2e/{}.rs", resource.module.file),
     ];
     if let Err(note) = plan.format_rust(&kind_files) {
         eprintln!("note: {note}");
     }
-    finish(plan, args.dry_run, &next)
+    Ok((plan, next))
 }
 
 /// Validates the arguments against the project into the resource to scaffold.
@@ -674,8 +681,17 @@ impl Scaffold<'_> {
 
     fn controller(&self, plan: &mut Plan) -> Result<()> {
         let flavor = self.flavor();
-        let path = format!("src/controller/{}.rs", self.resource.module.file);
-        self.own(plan, path, &format!("controller/{flavor}.rs"))?;
+        let file = &self.resource.module.file;
+        self.own(
+            plan,
+            format!("src/controller/{file}.rs"),
+            &format!("controller/{flavor}.rs"),
+        )?;
+        self.own(
+            plan,
+            format!("src/controller/{file}/tests.rs"),
+            &format!("controller/{flavor}_tests.rs"),
+        )?;
         self.insert(
             plan,
             "src/controller/mod.rs",
@@ -689,6 +705,7 @@ impl Scaffold<'_> {
             "inserts/controller_registry.rs",
         )?;
         let mut rules = self.render(&format!("rbac/rules/{flavor}.yaml"))?;
+        rules.push_str(&self.render("rbac/rules/runtime.yaml")?);
         let file = "config/rbac/role.yaml";
         let revoked = match &self.replaced_rules {
             Some(replaced) => {
@@ -763,7 +780,8 @@ fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates)
         "resource",
         &serde_json::json!({ "api_group": api_group, "plural": plural }),
     );
-    templates.render(&format!("rbac/rules/{flavor}.yaml"), &ctx)
+    let rules = templates.render(&format!("rbac/rules/{flavor}.yaml"), &ctx)?;
+    Ok(rules + &templates.render("rbac/rules/runtime.yaml", &ctx)?)
 }
 
 /// Records the resource in PROJECT (replacing its entry under --force).

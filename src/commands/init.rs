@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 
 use super::manifests::normalized;
-use super::{finish, project_context};
+use super::{finish, owned_files, project_context};
 use crate::cli::InitArgs;
 use crate::model::{Domain, ProjectName};
 use crate::project::{self, Project};
@@ -48,7 +48,8 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
     project.namespaced = args.namespaced;
     project.multigroup = args.multigroup;
 
-    let plan = plan(root, &project)?;
+    let ctx = project_context(root, &project);
+    let plan = plan(root, &project, &ctx)?;
     let next = format!(
         "Next: add an API, then build and test:\n  \
          rbuilder create api --group <group> --version v1 --kind <Kind>\n  \
@@ -59,18 +60,22 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
     finish(plan, args.dry_run, &next)
 }
 
-fn plan(root: &Path, project: &Project) -> Result<Plan> {
+/// The files of a new project at `root`, rendered with `ctx`.
+pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Result<Plan> {
     // init's Rust templates are rustfmt-clean for any project name, so unlike `create api`
     // it needs no rustfmt pass.
-    let templates = Templates::load(&[TEMPLATE_DIR, "rbac/role"])?;
-    let ctx = project_context(project);
+    let prefixes = [&[TEMPLATE_DIR, "rbac/role"], owned_files::TEMPLATES].concat();
+    let templates = Templates::load(&prefixes)?;
     let mut plan = Plan::new(root);
     for name in templates.names(TEMPLATE_DIR) {
         let out = name.strip_prefix(TEMPLATE_DIR).unwrap_or(&name).to_owned();
-        plan.create(out, templates.render(&name, &ctx)?)?;
+        plan.create(out, templates.render(&name, ctx)?)?;
+    }
+    for (path, content) in owned_files::render(&templates, ctx)? {
+        plan.create(path, content)?;
     }
     // Written by the project's `manifests` binary from then on; normalized the same way.
-    let role = normalized(&templates.render("rbac/role.yaml", &ctx)?)?;
+    let role = normalized(&templates.render("rbac/role.yaml", ctx)?)?;
     plan.create("config/rbac/role.yaml", role)?;
     plan.create(project::FILE, project.to_yaml()?)?;
     Ok(plan)

@@ -3,15 +3,18 @@
 
 mod create_api;
 mod edit;
+mod generate;
 mod init;
 mod manifests;
+mod owned_files;
+mod update;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use clap::CommandFactory;
 
-use crate::cli::{Cli, Command, CreateCommand};
+use crate::cli::{AlphaCommand, Cli, Command, CreateCommand};
 use crate::project::{License, Project};
 use crate::scaffold::Plan;
 use crate::versions::VERSIONS;
@@ -23,6 +26,8 @@ pub fn run(cli: Cli) -> Result<()> {
             create_api::run(&current_dir()?, args)
         }
         Command::Edit(args) => edit::run(&current_dir()?, args),
+        Command::Update(args) => update::run(&current_dir()?, args),
+        Command::Alpha(AlphaCommand::Generate(args)) => generate::run(&current_dir()?, args),
         Command::Version => {
             print!("{}", version_text());
             Ok(())
@@ -68,12 +73,13 @@ fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
         return Ok(());
     }
     plan.apply()?;
-    let next = if next_steps.is_empty() {
-        String::new()
-    } else {
-        format!("\n{next_steps}\n")
+    let done = plan.describe();
+    let next = match (done.is_empty(), next_steps.is_empty()) {
+        (_, true) => String::new(),
+        (true, false) => format!("{next_steps}\n"),
+        (false, false) => format!("\n{next_steps}\n"),
     };
-    say(&format!("{}{next}", plan.describe()));
+    say(&format!("{done}{next}"));
     Ok(())
 }
 
@@ -84,14 +90,17 @@ fn say(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-/// The variables every template can use: the project's settings and the license header.
-fn project_context(project: &Project) -> tera::Context {
+/// The variables every template can use: the project's settings and the license header. The
+/// header is the project's `hack/boilerplate.txt` when it has one (as in kubebuilder: edit it
+/// to change the header of the files scaffolded from then on), else made from its settings.
+fn project_context(root: &Path, project: &Project) -> tera::Context {
     let mut ctx = tera::Context::new();
     let owner = project
         .owner
         .clone()
         .unwrap_or_else(|| format!("The {} Authors", project.project_name));
-    let boilerplate = boilerplate(project.license, &owner, copyright_year());
+    let boilerplate = std::fs::read_to_string(root.join(BOILERPLATE))
+        .unwrap_or_else(|_| boilerplate(project.license, &owner, copyright_year()));
     let header: String = boilerplate
         .lines()
         .map(|l| {
@@ -124,6 +133,9 @@ fn project_context(project: &Project) -> tera::Context {
     ctx.insert("rbuilder_version", env!("CARGO_PKG_VERSION"));
     ctx
 }
+
+/// The file holding the project's license header.
+const BOILERPLATE: &str = "hack/boilerplate.txt";
 
 fn spdx(license: License) -> Option<&'static str> {
     match license {

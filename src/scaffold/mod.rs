@@ -2,6 +2,7 @@
 //! where later commands add code, and the Plan is applied (or only described) in one place.
 
 pub mod markers;
+pub mod owned;
 mod plan;
 mod rustfmt;
 mod templates;

@@ -19,6 +19,8 @@ pub enum Action {
     Update,
     /// A scaffolded file written again because the user passed --force.
     Overwrite,
+    /// A file rbuilder wrote that is no longer part of what it writes (`update`).
+    Delete,
 }
 
 #[derive(Debug, Clone)]
@@ -109,6 +111,22 @@ impl Plan {
         Ok(())
     }
 
+    /// Plans the removal of the existing file `path`.
+    pub fn delete(&mut self, path: impl Into<String>) -> Result<()> {
+        let path = path.into();
+        let Some(original) = self.read(&path)? else {
+            bail!("internal error: {path} is to be deleted but does not exist");
+        };
+        self.ops.retain(|op| op.path != path);
+        self.ops.push(FileOp {
+            path,
+            action: Action::Delete,
+            contents: String::new(),
+            original: Some(original),
+        });
+        Ok(())
+    }
+
     /// The current text of `path`: as planned, else as on disk, else None.
     pub fn read(&self, path: &str) -> Result<Option<String>> {
         if let Some(op) = self.ops.iter().find(|op| op.path == path) {
@@ -130,11 +148,11 @@ impl Plan {
     /// know how rustfmt lays out a line once a long kind name is in it. Without rustfmt the
     /// files stay as rendered, and the returned message says so.
     pub fn format_rust(&mut self, paths: &[String]) -> Result<(), String> {
-        let mut files: Vec<&mut String> = self
+        let mut files: Vec<(&str, &mut String)> = self
             .ops
             .iter_mut()
             .filter(|op| paths.contains(&op.path))
-            .map(|op| &mut op.contents)
+            .map(|op| (op.path.as_str(), &mut op.contents))
             .collect();
         super::rustfmt::format(&self.root, &mut files)
     }
@@ -148,6 +166,7 @@ impl Plan {
                     Action::Create => "create",
                     Action::Update => "update",
                     Action::Overwrite => "overwrite",
+                    Action::Delete => "delete",
                 };
                 format!("{verb:>9} {}\n", op.path)
             })
@@ -246,7 +265,9 @@ impl Plan {
                 "{} already exists; rbuilder never overwrites it silently: move it away first",
                 op.path
             ),
-            (Action::Update | Action::Overwrite, current) if current != op.original => {
+            (Action::Update | Action::Overwrite | Action::Delete, current)
+                if current != op.original =>
+            {
                 bail!(
                     "{} changed while rbuilder was running; run the command again",
                     op.path
@@ -258,6 +279,11 @@ impl Plan {
 
     fn write(&self, op: &FileOp, done: &mut Undo) -> Result<()> {
         let target = self.root.join(&op.path);
+        if op.action == Action::Delete {
+            fs::remove_file(&target).with_context(|| format!("cannot delete {}", op.path))?;
+            done.files.push((target, op.original.clone()));
+            return Ok(());
+        }
         if let Some(parent) = target.parent() {
             create_dirs(parent, done)
                 .with_context(|| format!("cannot create the folder for {}", op.path))?;

@@ -4,11 +4,11 @@ use std::io;
 use std::path::Path;
 use std::process::Command;
 
-/// Formats `files` (Rust sources) in place with one rustfmt process: they are written to a
-/// temporary folder, formatted there and read back. The files must not declare out-of-line
-/// modules (`mod x;`), which rustfmt would try to follow. Uses the project's rustfmt.toml if
-/// it has one.
-pub fn format(root: &Path, files: &mut [&mut String]) -> Result<(), String> {
+/// Formats `files` (Rust sources, by path in the project) in place with one rustfmt process:
+/// they are written to a temporary folder under the same relative paths, formatted there and
+/// read back. rustfmt follows out-of-line modules (`mod tests;`), so those must be among the
+/// files. Uses the project's rustfmt.toml if it has one.
+pub fn format(root: &Path, files: &mut [(&str, &mut String)]) -> Result<(), String> {
     if files.is_empty() {
         return Ok(());
     }
@@ -24,17 +24,18 @@ pub fn format(root: &Path, files: &mut [&mut String]) -> Result<(), String> {
     }
 }
 
-fn format_in_temp_dir(root: &Path, files: &mut [&mut String]) -> io::Result<()> {
+fn format_in_temp_dir(root: &Path, files: &mut [(&str, &mut String)]) -> io::Result<()> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let dir = std::env::temp_dir().join(format!("rbuilder-fmt-{}-{nanos}", std::process::id()));
     std::fs::create_dir(&dir)?;
     let result = (|| {
-        let paths: Vec<_> = (0..files.len())
-            .map(|i| dir.join(format!("{i}.rs")))
-            .collect();
-        for (path, text) in paths.iter().zip(files.iter()) {
+        let paths: Vec<_> = files.iter().map(|(path, _)| dir.join(path)).collect();
+        for (path, (_, text)) in paths.iter().zip(files.iter()) {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
             std::fs::write(path, text.as_bytes())?;
         }
         let mut rustfmt = Command::new("rustfmt");
@@ -56,7 +57,7 @@ fn format_in_temp_dir(root: &Path, files: &mut [&mut String]) -> io::Result<()> 
                 why.lines().next().unwrap_or("failed").to_owned(),
             ));
         }
-        for (path, text) in paths.iter().zip(files.iter_mut()) {
+        for (path, (_, text)) in paths.iter().zip(files.iter_mut()) {
             **text = std::fs::read_to_string(path)?;
         }
         Ok(())

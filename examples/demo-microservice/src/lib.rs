@@ -12,37 +12,23 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `demo-microservice` operator: custom resource types, their controllers and the shared plumbing.
+//! The `demo-microservice` operator: its custom resource types and its controllers.
 //!
-//! `src/main.rs` runs the controllers; `src/bin/manifests.rs` writes the CRDs and RBAC rules
+//! The runtime in `runtime/` (crate `rbuilder_runtime`, owned by rbuilder) runs them:
+//! `src/main.rs` starts the manager, `src/bin/manifests.rs` writes the CRDs and the RBAC rules
 //! derived from this code into `config/`.
 
+use rbuilder_runtime::{Operator, WatchScope};
+
 pub mod api;
-pub mod context;
 pub mod controller;
-pub mod metrics;
-#[cfg(test)]
-pub mod testing;
 
-pub use context::Context;
-
-/// How this operator names itself to the API server: the server-side apply field manager, the
-/// `reportingController` of its Events and the `app.kubernetes.io/managed-by` label of the objects
-/// it creates.
-pub const OPERATOR_NAME: &str = "demo-microservice-operator";
-
-/// `error` and its sources, joined by ": ": kube's errors keep the useful part (e.g.
-/// "Connection refused") in their sources.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        // Some errors repeat their source in their own message.
-        if !text.contains(&cause_text) {
-            text = format!("{text}: {cause_text}");
-        }
-        source = cause.source();
-    }
-    text
-}
+/// This operator, as the runtime runs it. (A static, not a const: the controllers are compiled
+/// once, in this library, rather than in each binary that uses them.)
+pub static OPERATOR: Operator = Operator {
+    name: "demo-microservice",
+    version: env!("CARGO_PKG_VERSION"),
+    controllers: controller::CONTROLLERS,
+    crds: api::crds,
+    scope: WatchScope::Cluster,
+};

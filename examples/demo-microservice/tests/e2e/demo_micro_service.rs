@@ -21,7 +21,9 @@ use kube::{Api, Resource, ResourceExt};
 
 use demo_microservice::api::v1;
 
-use crate::{TestEnv, apply, fetch, gone, read_yaml, step};
+use rbuilder_runtime::e2e::{TestEnv, fetch, gone, step};
+
+use crate::PROJECT;
 
 const SAMPLE: &str = "config/samples/devops_v1_demomicroservice.yaml";
 
@@ -37,22 +39,22 @@ const UPDATED_IMAGE: &str = "stefanprodan/podinfo:latest";
 #[tokio::test]
 #[ignore = "needs a Kubernetes cluster: run `make test-e2e`"]
 async fn runs_its_image_as_a_deployment() {
-    let env = TestEnv::start(CONTROLLER).await;
+    let env = TestEnv::start(&PROJECT, CONTROLLER).await;
     let api: Api<v1::DemoMicroService> = env.api();
     let deployments: Api<Deployment> = env.api();
     let reconciles = env.reconcile_total(CONTROLLER).await;
 
-    let mut sample: v1::DemoMicroService = read_yaml(SAMPLE);
+    let mut sample: v1::DemoMicroService = PROJECT.read_yaml(SAMPLE);
     let name = sample.name_any();
     step(format!("apply the sample DemoMicroService {name}"));
-    let owner = apply(&api, &sample).await;
+    let owner = env.apply(&api, &sample).await;
 
     step("a Deployment controlled by it runs the sample's image");
     let deployment = wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
 
     step("changing spec.image updates the Deployment");
     sample.spec.image = UPDATED_IMAGE.to_owned();
-    apply(&api, &sample).await;
+    env.apply(&api, &sample).await;
     wait_for_image(&env, &deployments, &owner, UPDATED_IMAGE).await;
 
     step("a Deployment deleted by hand is put back");

@@ -50,27 +50,21 @@ pub struct DemoMicroServiceSpec {
     #[schemars(length(min = 1))]
     pub image: String,
 
-    /// How many pods to run.
-    #[serde(default = "default_replicas", skip_serializing_if = "Option::is_none")]
+    /// How many pods to run. Leave it unset to let something else scale the Deployment, e.g. a
+    /// HorizontalPodAutoscaler or `kubectl scale`; a new Deployment then starts with one pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub replicas: Option<i32>,
 
-    /// The port the container listens on; exposed as the container port named `http`.
+    /// The port the container listens on, declared as its container port.
     #[serde(default = "default_port", skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
     pub port: Option<i32>,
 }
 
 impl DemoMicroServiceSpec {
-    /// Used when `spec.replicas` is not set (also written into the CRD as the default).
-    pub const DEFAULT_REPLICAS: i32 = 1;
-
     /// Used when `spec.port` is not set (also written into the CRD as the default).
     pub const DEFAULT_PORT: i32 = 9898;
-}
-
-fn default_replicas() -> Option<i32> {
-    Some(DemoMicroServiceSpec::DEFAULT_REPLICAS)
 }
 
 fn default_port() -> Option<i32> {

@@ -1,27 +1,19 @@
-// Copyright 2026 The demo-microservice Authors.
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
-//! Test support: a mocked API server, to check the requests a reconciler sends without a cluster.
+//! Test support for unit tests: a mocked API server, to check the requests a reconciler sends
+//! without a cluster.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
-use http::{Method, Request, Response};
+use http::{Request, Response};
 use kube::Client;
 use kube::client::Body;
 use serde_json::Value;
 use tower_test::mock::{self, Handle};
+
+pub use http::Method;
+
+use crate::Context;
 
 /// The API server side of [`mock_client`]: answers requests one at a time, as the test scripts.
 pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
@@ -30,6 +22,14 @@ pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
 pub fn mock_client() -> (Client, ApiServer) {
     let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
     (Client::new(service, "default"), ApiServer(handle))
+}
+
+/// A [`Context`] for an operator named `test`, whose client talks to the returned
+/// [`ApiServer`], watching all namespaces.
+pub fn mock_context() -> (Arc<Context>, ApiServer) {
+    let (client, server) = mock_client();
+    let ctx = Context::new(client, "test-operator".to_owned(), None);
+    (Arc::new(ctx), server)
 }
 
 impl ApiServer {
@@ -58,27 +58,53 @@ impl ApiServer {
         path: &str,
         respond: impl FnOnce(&Value) -> (u16, Value),
     ) -> Value {
-        let (request, send) = within_timeout(self.0.next_request())
+        let (_, body) = self
+            .answer(|seen_method, seen_path, body| {
+                assert_eq!(
+                    (seen_method, seen_path),
+                    (&method, path),
+                    "unexpected request"
+                );
+                respond(body)
+            })
+            .await;
+        body
+    }
+
+    /// Waits for the next request and answers it with what `respond` returns for its method,
+    /// path (without the query) and JSON body (`Null` if empty); returns the method and the body.
+    pub async fn answer(
+        &mut self,
+        respond: impl FnOnce(&Method, &str, &Value) -> (u16, Value),
+    ) -> (Method, Value) {
+        let answered = self.try_answer(Duration::from_secs(5), respond).await;
+        answered.expect("timed out waiting for a request")
+    }
+
+    /// [`answer`](Self::answer), or `None` if no request comes `within` that long.
+    pub async fn try_answer(
+        &mut self,
+        within: Duration,
+        respond: impl FnOnce(&Method, &str, &Value) -> (u16, Value),
+    ) -> Option<(Method, Value)> {
+        let (request, send) = tokio::time::timeout(within, self.0.next_request())
             .await
-            .expect("the client is gone: no request was sent");
-        assert_eq!(
-            (request.method(), request.uri().path()),
-            (&method, path),
-            "unexpected request"
-        );
+            .ok()
+            .flatten()?;
+        let (method, path) = (request.method().clone(), request.uri().path().to_owned());
         let body = request.into_body().collect_bytes().await.expect("body");
         let body = if body.is_empty() {
             Value::Null
         } else {
             serde_json::from_slice(&body).expect("a JSON request body")
         };
-        let (status, response) = respond(&body);
+        let (status, response) = respond(&method, &path, &body);
         let response = Response::builder()
             .status(status)
             .body(Body::from(serde_json::to_vec(&response).expect("JSON")))
             .expect("response");
         send.send_response(response);
-        body
+        Some((method, body))
     }
 }
 

@@ -1,0 +1,156 @@
+//! `rbuilder alpha generate`: the project scaffolded anew from its PROJECT file, replaying
+//! `init` and every `create api` in the order PROJECT lists them, into another folder. A user
+//! diffs their project against it to see what rbuilder would write today. `update` uses the
+//! same replay to tell which of the user's files a new scaffold would write differently.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+
+use super::{create_api, init, project_context, say};
+use crate::cli::{CreateApiArgs, GenerateArgs};
+use crate::project::{Project, ResourceEntry};
+
+pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
+    let input = root.join(&args.input_dir);
+    let project = Project::load(&input)?;
+    let output = root.join(&args.output_dir);
+    check_output(&input, &output)?;
+    if args.dry_run {
+        let scratch = Scratch::new()?;
+        replay(&input, &project, scratch.path())?;
+        say(&format!(
+            "would generate {} from {}: init and {} create api\ndry run: nothing was written\n",
+            args.output_dir.display(),
+            args.input_dir.join(crate::project::FILE).display(),
+            project.resources.len()
+        ));
+        return Ok(());
+    }
+    std::fs::create_dir_all(&output)
+        .with_context(|| format!("cannot create {}", output.display()))?;
+    if let Err(error) = replay(&input, &project, &output) {
+        // Leave no half-made project behind.
+        let _ = std::fs::remove_dir_all(&output);
+        return Err(error);
+    }
+    say(&format!(
+        "generated {} from {}: init and {} create api\nCompare: diff -r {} {}\n",
+        args.output_dir.display(),
+        args.input_dir.join(crate::project::FILE).display(),
+        project.resources.len(),
+        args.input_dir.display(),
+        args.output_dir.display(),
+    ));
+    Ok(())
+}
+
+/// The output folder must be new or empty: it is never merged with anything.
+fn check_output(input: &Path, output: &Path) -> Result<()> {
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        bail!(
+            "--output-dir is the project itself; alpha generate writes a fresh copy to compare \
+             with, so give a new folder, e.g. --output-dir ../{}-generated",
+            input
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "project".into())
+        );
+    }
+    match std::fs::read_dir(output) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                bail!(
+                    "{} is not empty; alpha generate writes into a new or empty folder",
+                    output.display()
+                );
+            }
+            Ok(())
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error).with_context(|| format!("cannot read {}", output.display())),
+    }
+}
+
+/// Scaffolds `project` (read from `input`) into the empty folder `output`: init with its
+/// settings and `input`'s license header, then one `create api` per PROJECT entry.
+pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<()> {
+    let mut fresh = project.clone();
+    fresh.resources.clear();
+    fresh.plugins = Default::default();
+    fresh.cli_version = Some(crate::project::CLI_VERSION.to_owned());
+    // The license header of the project's files, not this year's.
+    let ctx = project_context(input, &fresh);
+    init::plan(output, &fresh, &ctx)?.apply()?;
+    for entry in &project.resources {
+        let args = create_api_args(project, entry);
+        let (plan, _) = create_api::plan(output, &args).with_context(|| {
+            format!(
+                "cannot replay `create api` for {}/{} {}",
+                entry.group, entry.version, entry.kind
+            )
+        })?;
+        plan.apply()?;
+    }
+    Ok(())
+}
+
+/// The `create api` arguments that scaffold what `entry` records.
+fn create_api_args(project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
+    let builtin = entry.api.is_none();
+    let deploy_image = project.deploy_image_entry(&entry.group, &entry.version, &entry.kind);
+    let options = deploy_image.map(|d| &d.options);
+    CreateApiArgs {
+        // PROJECT records Kubernetes' core group as "", the command line calls it "core".
+        group: if builtin && entry.group.is_empty() {
+            "core".into()
+        } else {
+            entry.group.clone()
+        },
+        version: entry.version.clone(),
+        kind: entry.kind.clone(),
+        plural: entry.plural.clone().filter(|_| !builtin),
+        namespaced: entry.api.as_ref().map(|api| api.namespaced),
+        short_names: entry.short_names.clone(),
+        resource: !builtin,
+        controller: (!builtin).then_some(entry.controller),
+        force: false,
+        dry_run: false,
+        image: options.map(|o| o.image.clone()),
+        image_container_port: options
+            .and_then(|o| o.container_port)
+            .map(|p| p.to_string()),
+        image_container_command: options.and_then(|o| o.container_command.clone()),
+        run_as_user: options.and_then(|o| o.run_as_user).map(|u| u.to_string()),
+        plugins: None,
+    }
+}
+
+/// A temporary folder, deleted when dropped.
+pub(super) struct Scratch(PathBuf);
+
+impl Scratch {
+    pub(super) fn new() -> Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!("rbuilder-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir)
+            .with_context(|| format!("cannot create a temporary folder {}", dir.display()))?;
+        Ok(Self(dir))
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

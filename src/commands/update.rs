@@ -1,0 +1,152 @@
+//! `rbuilder update`: brings the files rbuilder owns (the runtime, the `manifests` binary) to
+//! what the running rbuilder writes, records its version in PROJECT, and lists the user's files
+//! that a new scaffold would write differently, for the user to port by hand. A hand-edited
+//! owned file is never overwritten without `--force`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use super::generate::{Scratch, replay};
+use super::{finish, owned_files, project_context};
+use crate::cli::UpdateArgs;
+use crate::project::{self, CLI_VERSION, Project};
+use crate::scaffold::owned::{self, State};
+use crate::scaffold::{Plan, Templates};
+
+/// Files a new scaffold writes differently from the project's by design: they are generated
+/// from the code (`make manifests`), or record the project's history.
+const NOT_COMPARED: &[&str] = &[project::FILE, "config/rbac/role.yaml", "Cargo.lock"];
+
+pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
+    let mut project = Project::load(root)?;
+    let templates = Templates::load(owned_files::TEMPLATES)?;
+    let ctx = project_context(root, &project);
+    let rendered = owned_files::render(&templates, &ctx)?;
+
+    let mut plan = Plan::new(root);
+    let mut edited = Vec::new();
+    for (path, content) in &rendered {
+        match plan.read(path)? {
+            None => plan.create(path.clone(), content.clone())?,
+            Some(current) if current == *content => {}
+            Some(current) => {
+                if owned::state(&current) == State::Edited {
+                    edited.push(path.clone());
+                }
+                plan.update(path.clone(), |_| Ok(content.clone()))?;
+            }
+        }
+    }
+    // Owned files this rbuilder no longer writes (e.g. a runtime module that was merged into
+    // another) go, unless edited: those are the user's now.
+    let current: BTreeSet<&str> = rendered.iter().map(|(path, _)| path.as_str()).collect();
+    for path in owned_files_on_disk(root)? {
+        if current.contains(path.as_str()) {
+            continue;
+        }
+        match plan.read(&path)?.map(|text| owned::state(&text)) {
+            Some(State::AsWritten) => plan.delete(path)?,
+            _ => edited.push(path),
+        }
+    }
+    if !edited.is_empty() && !args.force {
+        bail!(
+            "{} changed since rbuilder wrote {}; update would overwrite {}: move your changes \
+             out (into your own files, or the runtime's hooks), then run `rbuilder update` \
+             again, or `rbuilder update --force` to overwrite",
+            edited.join(", "),
+            if edited.len() == 1 { "it" } else { "them" },
+            if edited.len() == 1 { "it" } else { "them" },
+        );
+    }
+
+    let from = project.cli_version.clone();
+    project.cli_version = Some(CLI_VERSION.to_owned());
+    plan.update(project::FILE, |_| project.to_yaml())?;
+
+    // A project can outgrow a replay (e.g. `edit --multigroup` after its first APIs): then the
+    // comparison is skipped, not the update.
+    let differing = user_files_that_differ(root, &project);
+    let mut next = match &from {
+        Some(from) if from != CLI_VERSION => {
+            format!("Updated the rbuilder-owned files from rbuilder {from} to {CLI_VERSION}.\n")
+        }
+        _ => format!("The rbuilder-owned files are those of rbuilder {CLI_VERSION}.\n"),
+    };
+    if !edited.is_empty() {
+        next.push_str(&format!(
+            "--force overwrote your changes to: {}\n",
+            edited.join(", ")
+        ));
+    }
+    match differing {
+        Err(error) => next.push_str(&format!(
+            "Could not compare your files with a new scaffold: {error:#}"
+        )),
+        Ok(differing) if differing.is_empty() => {
+            next.push_str("Your files are as a new scaffold writes them.")
+        }
+        Ok(differing) => next.push_str(&format!(
+            "A new scaffold writes these of your files differently (they are yours, and were \
+             left alone):\n  {}\nTo see how: rbuilder alpha generate --output-dir <new folder>, \
+             then diff.",
+            differing.join("\n  ")
+        )),
+    }
+    finish(plan, args.dry_run, &next)
+}
+
+/// The files under the project that carry rbuilder's ownership header.
+fn owned_files_on_disk(root: &Path) -> Result<Vec<String>> {
+    let mut found = Vec::new();
+    for dir in ["runtime", "src"] {
+        walk(root, &root.join(dir), &mut found)?;
+    }
+    found
+        .retain(|path| std::fs::read_to_string(root.join(path)).is_ok_and(|t| owned::is_owned(&t)));
+    Ok(found)
+}
+
+/// Every file under `dir`, relative to `root` with '/' separators; `target` folders skipped.
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if entry.file_name() != "target" {
+                walk(root, &path, out)?;
+            }
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            let parts: Vec<_> = relative.iter().map(|c| c.to_string_lossy()).collect();
+            out.push(parts.join("/"));
+        }
+    }
+    Ok(())
+}
+
+/// The user's files that a scaffold of `project` today would write differently (or that it
+/// writes and the project lacks), sorted.
+fn user_files_that_differ(root: &Path, project: &Project) -> Result<Vec<String>> {
+    let scratch = Scratch::new()?;
+    replay(root, project, scratch.path())?;
+    let mut fresh = Vec::new();
+    walk(scratch.path(), scratch.path(), &mut fresh)?;
+    let mut differing: Vec<String> = fresh
+        .into_iter()
+        .filter(|path| !NOT_COMPARED.contains(&path.as_str()))
+        .filter(|path| !path.starts_with("config/crd/bases/"))
+        .filter(|path| {
+            let new = std::fs::read(scratch.path().join(path)).ok();
+            let new_is_owned = new
+                .as_deref()
+                .is_some_and(|text| owned::is_owned(&String::from_utf8_lossy(text)));
+            !new_is_owned && std::fs::read(root.join(path)).ok() != new
+        })
+        .collect();
+    differing.sort();
+    Ok(differing)
+}

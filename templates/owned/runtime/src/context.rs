@@ -1,0 +1,143 @@
+//! What every reconcile gets besides its object: the client, Events, the watched namespace.
+
+use std::fmt::Debug;
+
+use kube::api::{Patch, PatchParams};
+use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use kube::runtime::events::{Recorder, Reporter};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tracing::warn;
+
+use crate::events::{self, Event};
+use crate::metrics::Metrics;
+
+/// What each reconciler gets besides the object: built once by the manager, shared (in an
+/// `Arc`) by all controllers.
+#[derive(Clone)]
+pub struct Context {
+    /// Client for the Kubernetes API.
+    pub client: Client,
+    /// The namespace from `WATCH_NAMESPACE`: when set, controllers watch only that namespace
+    /// (a project made with `rbuilder init --namespaced` sets it, and binds a namespaced Role
+    /// instead of a ClusterRole); `None` means all namespaces.
+    pub watch_namespace: Option<String>,
+    /// The name the operator uses towards the API server: see [`crate::Operator::field_manager`].
+    field_manager: String,
+    recorder: Recorder,
+    pub(crate) metrics: Metrics,
+}
+
+impl Context {
+    /// The context of an operator named `field_manager` (see
+    /// [`crate::Operator::field_manager`]).
+    pub fn new(client: Client, field_manager: String, watch_namespace: Option<String>) -> Self {
+        // The reporting instance is the host name, i.e. the pod name in a cluster.
+        let reporter = Reporter::from(field_manager.as_str());
+        Self {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            watch_namespace,
+            field_manager,
+            metrics: Metrics::default(),
+        }
+    }
+
+    /// The server-side apply field manager and `app.kubernetes.io/managed-by` label value of
+    /// this operator.
+    pub fn field_manager(&self) -> &str {
+        &self.field_manager
+    }
+
+    /// Parameters for a server-side apply by this operator that takes over fields set by
+    /// others (see the server-side apply documentation on conflicts).
+    pub fn apply_params(&self) -> PatchParams {
+        PatchParams::apply(&self.field_manager).force()
+    }
+
+    /// An [`Api`] over what the controllers watch: the watched namespace, or the whole cluster
+    /// (always the whole cluster for cluster-scoped kinds).
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: Resource,
+        K::DynamicType: Default,
+        K::Scope: Scope,
+    {
+        K::Scope::api(self.client.clone(), self.watch_namespace.as_deref())
+    }
+
+    /// An [`Api`] over `K`s in the namespace of `obj` (the cluster if `K` is cluster-scoped).
+    pub fn api_near<K>(&self, obj: &impl Resource) -> Api<K>
+    where
+        K: Resource,
+        K::DynamicType: Default,
+        K::Scope: Scope,
+    {
+        K::Scope::api(self.client.clone(), obj.meta().namespace.as_deref())
+    }
+
+    /// Server-side applies `status` as the status of `obj`: the whole status this operator
+    /// owns, so unchanged content changes nothing on the API server.
+    pub async fn apply_status<K>(&self, obj: &K, status: &impl Serialize) -> Result<K, kube::Error>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+        K::Scope: Scope,
+    {
+        let patch = serde_json::json!({
+            "apiVersion": K::api_version(&()),
+            "kind": K::kind(&()),
+            "status": status,
+        });
+        self.api_near::<K>(obj)
+            .patch_status(&obj.name_any(), &self.apply_params(), &Patch::Apply(patch))
+            .await
+    }
+
+    /// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace
+    /// being deleted, which refuses new objects) is logged, and never fails the reconcile.
+    pub async fn publish<K>(&self, obj: &K, mut event: Event)
+    where
+        K: Resource<DynamicType = ()>,
+    {
+        if let Some(note) = &mut event.note {
+            events::shorten_note(note);
+        }
+        if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
+            warn!(%error, reason = event.reason, "cannot publish an Event");
+        }
+    }
+}
+
+/// The two scopes of Kubernetes kinds, and how to address their objects: lets code that is
+/// generic over a kind build the right [`Api`] for it.
+pub trait Scope {
+    /// An [`Api`] over `namespace` (all namespaces if `None`); cluster-scoped kinds ignore it.
+    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<Scope = Self>,
+        K::DynamicType: Default;
+}
+
+impl Scope for NamespaceResourceScope {
+    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<Scope = Self>,
+        K::DynamicType: Default,
+    {
+        match namespace {
+            Some(namespace) => Api::namespaced(client, namespace),
+            None => Api::all(client),
+        }
+    }
+}
+
+impl Scope for ClusterResourceScope {
+    fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<Scope = Self>,
+        K::DynamicType: Default,
+    {
+        Api::all(client)
+    }
+}

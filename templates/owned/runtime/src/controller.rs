@@ -1,0 +1,667 @@
+//! Controllers: the [`Reconciler`] trait each controller of the project implements, and the
+//! driver that runs it, the same for every controller:
+//!
+//! - it watches the kind (in the watched namespace, see [`Context::api`]) and keeps a cache of
+//!   it without `managedFields`, which nothing reads and which is most of an object's size;
+//! - it adds the reconciler's finalizer, then calls [`Reconciler::apply`] for every change (and
+//!   whatever [`Reconciler::watches`] adds), and [`Reconciler::cleanup`] once the object is
+//!   being deleted, then removes the finalizer;
+//! - it counts and times every reconcile (`/metrics`), and shows a failure on the object as a
+//!   Warning Event and in the log;
+//! - it retries a failure after a delay that doubles with each failure in a row, from
+//!   [`FIRST_RETRY`] to [`LAST_RETRY`];
+//! - what is only a deletion getting ahead of a reconcile (the object or its namespace already
+//!   being deleted) is not reported as a failure.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube::api::ListParams;
+use kube::runtime::controller::Error as ControllerError;
+use kube::runtime::finalizer::{self, finalizer};
+use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, warn};
+
+pub use kube::runtime::controller::{Action, Controller};
+
+use crate::Context;
+use crate::context::Scope;
+use crate::errors::{error_chain, is_deletion_in_progress, is_gone};
+use crate::events;
+use crate::metrics::Outcome;
+
+/// The first retry of a failed reconcile comes after this long.
+pub const FIRST_RETRY: Duration = Duration::from_secs(1);
+/// Retries of a reconcile that keeps failing come at least this often.
+pub const LAST_RETRY: Duration = Duration::from_secs(5 * 60);
+
+/// A controller: how objects of one kind are reconciled. Implemented by a unit struct in the
+/// controller's module (`src/controller/<kind>.rs`) and registered with [`register`].
+pub trait Reconciler: 'static {
+    /// The kind this controller reconciles.
+    type Resource: Resource<DynamicType = (), Scope: Scope>
+        + Clone
+        + Debug
+        + DeserializeOwned
+        + Serialize
+        + Send
+        + Sync
+        + 'static;
+
+    /// Why a reconcile failed. An error whose source chain holds a [`kube::Error`] (e.g. an
+    /// enum variant `#[error("{0}")] Kube(#[from] kube::Error)`) lets the runtime tell when a
+    /// failure only means that a deletion got ahead of the reconcile.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The controller's name in logs and in the `controller` label of the metrics.
+    const NAME: &'static str;
+
+    /// The finalizer held on every object, so that [`cleanup`](Self::cleanup) runs before it
+    /// is deleted; `None` for none (then `cleanup` is never called).
+    const FINALIZER: Option<&'static str>;
+
+    /// Brings the world in line with `obj` (its spec) and reports it in the status. Called for
+    /// every change of the object or of what [`watches`](Self::watches) adds, and as the
+    /// returned [`Action`] asks. An error is retried with a backoff.
+    fn apply(
+        obj: Arc<Self::Resource>,
+        ctx: Arc<Context>,
+    ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
+
+    /// Releases what [`apply`](Self::apply) made, once `obj` is being deleted; its finalizer is
+    /// removed when this succeeds. Objects in the cluster that carry an owner reference to
+    /// `obj` are deleted by Kubernetes' garbage collector without help.
+    fn cleanup(
+        obj: Arc<Self::Resource>,
+        ctx: Arc<Context>,
+    ) -> impl Future<Output = Result<Action, Self::Error>> + Send {
+        let _ = (obj, ctx);
+        async { Ok(Action::await_change()) }
+    }
+
+    /// The RBAC rules `apply` and `cleanup` need (the runtime adds what it needs itself);
+    /// `make manifests` grants them to the manager in `config/rbac/role.yaml`.
+    fn rbac_rules() -> Vec<PolicyRule>;
+
+    /// Adds what else triggers a reconcile, e.g. `controller.owns(...)` for the objects the
+    /// controller creates.
+    fn watches(
+        controller: Controller<Self::Resource>,
+        ctx: &Context,
+    ) -> Controller<Self::Resource> {
+        let _ = ctx;
+        controller
+    }
+
+    /// The reason of the Warning Event that shows `error` on the object. Give each kind of
+    /// failure a reason of its own: repeats of one reason show the first one's message.
+    fn failure_reason(error: &Self::Error) -> &'static str {
+        let _ = error;
+        events::RECONCILE_FAILED
+    }
+}
+
+/// What the manager and the `manifests` binary need to know about one controller.
+pub struct Registration {
+    /// The controller's name: [`Reconciler::NAME`].
+    pub name: &'static str,
+    /// Runs the controller until the token is cancelled and its reconciles have finished.
+    /// Fails early if its kind cannot be listed (e.g. the CRD is not installed).
+    pub(crate) run:
+        fn(Arc<Context>, CancellationToken) -> BoxFuture<'static, Result<(), kube::Error>>,
+    /// [`Reconciler::rbac_rules`].
+    pub rbac_rules: fn() -> Vec<PolicyRule>,
+}
+
+/// The registration of `R`, for the project's list of controllers.
+pub const fn register<R: Reconciler>() -> Registration {
+    Registration {
+        name: R::NAME,
+        run: run_boxed::<R>,
+        rbac_rules: R::rbac_rules,
+    }
+}
+
+fn run_boxed<R: Reconciler>(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> BoxFuture<'static, Result<(), kube::Error>> {
+    Box::pin(run::<R>(ctx, shutdown))
+}
+
+/// Runs `R` until `shutdown` is cancelled.
+async fn run<R: Reconciler>(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> Result<(), kube::Error> {
+    let api = ctx.api::<R::Resource>();
+    check_api(&api).await?;
+    let (cache, writer) = reflector::store();
+    let objects = watcher(api, watcher::Config::default())
+        .modify(|obj: &mut R::Resource| obj.meta_mut().managed_fields = None)
+        .reflect(writer)
+        .applied_objects();
+    let controller = R::watches(Controller::for_stream(objects, cache), &ctx);
+    info!(controller = R::NAME, "starting");
+    let driver = Arc::new(Driver {
+        ctx,
+        failures: Mutex::default(),
+    });
+    controller
+        .graceful_shutdown_on(shutdown.cancelled_owned())
+        .run(reconcile::<R>, error_policy::<R>, driver)
+        .for_each(|result| async move { log_result(R::NAME, result) })
+        .await;
+    Ok(())
+}
+
+/// Fails unless `api` can be listed, so that a missing CRD, or a missing RBAC rule for the
+/// controller's own kind, stops the manager at start-up with a clear error instead of a
+/// watcher retrying forever.
+async fn check_api<K>(api: &Api<K>) -> Result<(), kube::Error>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    api.list_metadata(&ListParams::default().limit(1)).await?;
+    Ok(())
+}
+
+/// What the driver keeps besides the reconciler's [`Context`].
+pub(crate) struct Driver {
+    ctx: Arc<Context>,
+    /// Failures in a row, per object, for the backoff.
+    failures: Mutex<HashMap<String, u32>>,
+}
+
+impl Driver {
+    #[cfg(test)]
+    fn new(ctx: Arc<Context>) -> Arc<Self> {
+        Arc::new(Self {
+            ctx,
+            failures: Mutex::default(),
+        })
+    }
+
+    fn failures(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+        // The map is only counters: a panic while it was held leaves it usable.
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Why a reconcile failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure<E: std::error::Error + 'static> {
+    /// `apply` failed.
+    #[error(transparent)]
+    Apply(E),
+    /// `cleanup` failed; the object keeps its finalizer until it succeeds.
+    #[error("cannot clean up before deletion: {0}")]
+    Cleanup(#[source] E),
+    /// Adding or removing the finalizer failed.
+    #[error("cannot {action} the finalizer: {error}")]
+    Finalizer {
+        action: &'static str,
+        #[source]
+        error: kube::Error,
+    },
+    /// The object is not one the API server would send (no name).
+    #[error("{0}")]
+    Invalid(&'static str),
+}
+
+impl<E: std::error::Error + 'static> Failure<E> {
+    /// The API error behind this failure, if there is one.
+    fn api_error(&self) -> Option<&kube::Error> {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(error) = source {
+            if let Some(error) = error.downcast_ref::<kube::Error>() {
+                return Some(error);
+            }
+            source = error.source();
+        }
+        None
+    }
+}
+
+/// One reconcile of `obj` by `R`, with everything the runtime does around it.
+pub(crate) async fn reconcile<R: Reconciler>(
+    obj: Arc<R::Resource>,
+    driver: Arc<Driver>,
+) -> Result<Action, Failure<R::Error>> {
+    let started = Instant::now();
+    let ctx = &driver.ctx;
+    let result = match R::FINALIZER {
+        Some(name) => with_finalizer::<R>(obj.clone(), ctx, name).await,
+        None => R::apply(obj.clone(), ctx.clone())
+            .await
+            .map_err(Failure::Apply),
+    };
+    let result = match result {
+        Err(failure)
+            if failure
+                .api_error()
+                .is_some_and(|error| is_deletion_in_progress(error) || is_gone(error, &*obj)) =>
+        {
+            debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "being deleted");
+            Ok(Action::await_change())
+        }
+        other => other,
+    };
+
+    let outcome = match &result {
+        Ok(action) if *action == Action::await_change() => Outcome::Success,
+        Ok(_) => Outcome::RequeueAfter,
+        Err(_) => Outcome::Error,
+    };
+    ctx.metrics.observe(R::NAME, started.elapsed(), outcome);
+    match &result {
+        Ok(_) => {
+            driver.failures().remove(&key(&*obj));
+        }
+        Err(failure) => {
+            let reason = match failure {
+                Failure::Apply(error) => R::failure_reason(error),
+                Failure::Cleanup(_) => events::CLEANUP_FAILED,
+                Failure::Finalizer { .. } | Failure::Invalid(_) => events::FINALIZER_FAILED,
+            };
+            let note = error_chain(failure);
+            ctx.publish(&*obj, events::failure(reason, note)).await;
+        }
+    }
+    result
+}
+
+/// [`reconcile`] with the finalizer `name`: added first, removed after a successful cleanup.
+async fn with_finalizer<R: Reconciler>(
+    obj: Arc<R::Resource>,
+    ctx: &Arc<Context>,
+    name: &str,
+) -> Result<Action, Failure<R::Error>> {
+    let api = ctx.api_near::<R::Resource>(&*obj);
+    let result = finalizer(&api, name, obj, |event| async {
+        match event {
+            finalizer::Event::Apply(obj) => R::apply(obj, ctx.clone()).await,
+            finalizer::Event::Cleanup(obj) => R::cleanup(obj, ctx.clone()).await,
+        }
+    })
+    .await;
+    match result {
+        Ok(action) => Ok(action),
+        Err(finalizer::Error::ApplyFailed(error)) => Err(Failure::Apply(error)),
+        Err(finalizer::Error::CleanupFailed(error)) => Err(Failure::Cleanup(error)),
+        // Already gone: what removing the finalizer was for.
+        Err(finalizer::Error::RemoveFinalizer(kube::Error::Api(status)))
+            if status.is_not_found() =>
+        {
+            Ok(Action::await_change())
+        }
+        Err(finalizer::Error::RemoveFinalizer(error)) => Err(Failure::Finalizer {
+            action: "remove",
+            error,
+        }),
+        Err(finalizer::Error::AddFinalizer(error)) => Err(Failure::Finalizer {
+            action: "add",
+            error,
+        }),
+        Err(finalizer::Error::UnnamedObject) => Err(Failure::Invalid("the object has no name")),
+        Err(finalizer::Error::InvalidFinalizer) => Err(Failure::Invalid("invalid finalizer name")),
+    }
+}
+
+/// When to retry a failed reconcile: [`FIRST_RETRY`], doubled with each failure in a row, at
+/// most [`LAST_RETRY`]. A change to the object still reconciles it at once.
+pub(crate) fn error_policy<R: Reconciler>(
+    obj: Arc<R::Resource>,
+    _failure: &Failure<R::Error>,
+    driver: Arc<Driver>,
+) -> Action {
+    let mut failures = driver.failures();
+    let count = failures.entry(key(&*obj)).or_default();
+    *count = count.saturating_add(1);
+    Action::requeue(retry_delay(*count))
+}
+
+/// The delay before retrying after `failures` failures in a row.
+fn retry_delay(failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(20);
+    FIRST_RETRY.saturating_mul(1 << doublings).min(LAST_RETRY)
+}
+
+/// The key of `obj` in the failure counts.
+fn key(obj: &impl Resource) -> String {
+    format!(
+        "{}/{}",
+        obj.meta().namespace.as_deref().unwrap_or_default(),
+        obj.name_any()
+    )
+}
+
+/// Logs one result of `Controller::run`.
+fn log_result<K, E>(
+    controller: &str,
+    result: Result<(ObjectRef<K>, Action), ControllerError<Failure<E>, watcher::Error>>,
+) where
+    K: Resource,
+    K::DynamicType: Debug,
+    E: std::error::Error + 'static,
+{
+    match result {
+        Ok((object, _)) => debug!(controller, %object, "reconciled"),
+        Err(ControllerError::ReconcilerFailed(failure, object)) => {
+            let error = error_chain(&failure);
+            warn!(controller, %object, error, "reconcile failed");
+        }
+        // A queued object deleted before its turn: nothing to do.
+        Err(ControllerError::ObjectNotFound(object)) => debug!(controller, %object, "gone"),
+        // The watch failed (e.g. RBAC): it is retried with a backoff.
+        Err(error) => warn!(controller, error = error_chain(&error), "watch failed"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    use k8s_openapi::jiff::Timestamp;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::rbac::policy_rule;
+    use crate::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
+
+    /// A kind for the tests.
+    #[derive(
+        kube::CustomResource, schemars::JsonSchema, Serialize, serde::Deserialize, Clone, Debug,
+    )]
+    #[kube(group = "test.my.domain", version = "v1", kind = "Widget", namespaced)]
+    struct WidgetSpec {
+        size: i32,
+    }
+
+    const PATH: &str = "/apis/test.my.domain/v1/namespaces/default/widgets/w";
+    const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
+    const FINALIZER: &str = "test.my.domain/finalizer";
+
+    /// What the test reconcilers' `apply` and `cleanup` do.
+    const SUCCEED: u8 = 0;
+    const FAIL: u8 = 1;
+    const FAIL_TERMINATING: u8 = 2;
+
+    /// A reconciler whose `apply` (and `cleanup`) do what `MODE` says.
+    struct Test<const MODE: u8>;
+
+    #[derive(Debug, thiserror::Error)]
+    enum TestError {
+        #[error("{0}")]
+        Kube(#[from] kube::Error),
+    }
+
+    impl<const MODE: u8> Reconciler for Test<MODE> {
+        type Resource = Widget;
+        type Error = TestError;
+        const NAME: &'static str = "widget";
+        const FINALIZER: Option<&'static str> = Some(FINALIZER);
+
+        async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, TestError> {
+            Self::act(&obj, &ctx).await?;
+            Ok(Action::requeue(Duration::from_secs(60)))
+        }
+
+        async fn cleanup(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, TestError> {
+            Self::act(&obj, &ctx).await?;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            vec![policy_rule("test.my.domain", &["widgets"], &["get"])]
+        }
+
+        fn failure_reason(_: &TestError) -> &'static str {
+            "WidgetFailed"
+        }
+    }
+
+    impl<const MODE: u8> Test<MODE> {
+        /// Reads the object's ConfigMap, which the tests' API server answers as `MODE` says.
+        async fn act(obj: &Widget, ctx: &Context) -> Result<(), kube::Error> {
+            let api = ctx.api_near::<k8s_openapi::api::core::v1::ConfigMap>(obj);
+            api.get_opt(&obj.name_any()).await?;
+            Ok(())
+        }
+    }
+
+    /// Answers `act`'s request as `MODE` says.
+    async fn answer_act(server: &mut ApiServer, mode: u8) {
+        let path = "/api/v1/namespaces/default/configmaps/w";
+        let (status, body) = match mode {
+            SUCCEED => (404, status_error(404, "NotFound")),
+            FAIL => (500, status_error(500, "InternalError")),
+            _ => {
+                let mut body = status_error(403, "Forbidden");
+                body["details"] = json!({"causes": [{"reason": "NamespaceTerminating"}]});
+                (403, body)
+            }
+        };
+        server.expect(Method::GET, path, status, body).await;
+    }
+
+    fn widget(finalizers: &[&str], deleted: bool) -> Widget {
+        let mut obj = Widget::new("w", WidgetSpec { size: 1 });
+        obj.metadata.namespace = Some("default".into());
+        obj.metadata.uid = Some("uid-1".into());
+        obj.metadata.finalizers = Some(finalizers.iter().map(|f| f.to_string()).collect());
+        if deleted {
+            obj.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        }
+        obj
+    }
+
+    /// Runs the driver's `reconcile` of `R` on `obj` against `script`, which plays the API
+    /// server; returns the result and the driver (for its failure counts and metrics).
+    async fn reconcile_with<R, F>(
+        obj: Widget,
+        script: impl FnOnce(ApiServer) -> F,
+    ) -> (Result<Action, Failure<TestError>>, Arc<Driver>)
+    where
+        R: Reconciler<Resource = Widget, Error = TestError>,
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let (ctx, server) = mock_context();
+        let driver = Driver::new(ctx);
+        let server = tokio::spawn(script(server));
+        let result = within_timeout(reconcile::<R>(Arc::new(obj), driver.clone())).await;
+        server.await.expect("API server script");
+        (result, driver)
+    }
+
+    fn metric(driver: &Driver, line: &str) -> bool {
+        let mut registry = prometheus_client::registry::Registry::default();
+        driver.ctx.metrics.register(&mut registry);
+        let mut text = String::new();
+        prometheus_client::encoding::prometheus_text::encode(&mut text, &registry).expect("encode");
+        text.contains(line)
+    }
+
+    #[tokio::test]
+    async fn a_new_object_gets_the_finalizer_first() {
+        let (result, driver) =
+            reconcile_with::<Test<SUCCEED>, _>(widget(&[], false), |mut server| async move {
+                let patch = server
+                    .expect(Method::PATCH, PATH, 200, json!(widget(&[FINALIZER], false)))
+                    .await;
+                assert_eq!(
+                    patch[1],
+                    json!({"op": "add", "path": "/metadata/finalizers", "value": [FINALIZER]})
+                );
+            })
+            .await;
+        assert_eq!(result.expect("reconcile"), Action::await_change());
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 1"
+        ));
+    }
+
+    #[tokio::test]
+    async fn apply_runs_once_the_finalizer_is_there() {
+        let (result, driver) = reconcile_with::<Test<SUCCEED>, _>(
+            widget(&[FINALIZER], false),
+            |mut server| async move {
+                answer_act(&mut server, SUCCEED).await;
+            },
+        )
+        .await;
+        assert_eq!(
+            result.expect("reconcile"),
+            Action::requeue(Duration::from_secs(60))
+        );
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"requeue_after\"} 1"
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_failure_is_an_event_with_its_reason_and_is_retried_with_a_backoff() {
+        let obj = widget(&[FINALIZER], false);
+        let (result, driver) =
+            reconcile_with::<Test<FAIL>, _>(obj.clone(), |mut server| async move {
+                answer_act(&mut server, FAIL).await;
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["type"], "Warning");
+                assert_eq!(event["reason"], "WidgetFailed");
+                assert!(
+                    event["note"]
+                        .as_str()
+                        .expect("note")
+                        .contains("mocked InternalError")
+                );
+            })
+            .await;
+        let failure = result.expect_err("the reconcile fails");
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
+        ));
+
+        let obj = Arc::new(obj);
+        let delays: Vec<Action> = (0..3)
+            .map(|_| error_policy::<Test<FAIL>>(obj.clone(), &failure, driver.clone()))
+            .collect();
+        let secs = |s| Action::requeue(Duration::from_secs(s));
+        assert_eq!(delays, [secs(1), secs(2), secs(4)]);
+        assert_eq!(retry_delay(100), LAST_RETRY);
+    }
+
+    #[tokio::test]
+    async fn a_success_resets_the_backoff() {
+        let (ctx, mut server) = mock_context();
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[FINALIZER], false));
+        let failure = Failure::Invalid("test");
+        error_policy::<Test<SUCCEED>>(obj.clone(), &failure, driver.clone());
+        error_policy::<Test<SUCCEED>>(obj.clone(), &failure, driver.clone());
+        let reconciled = tokio::spawn(reconcile::<Test<SUCCEED>>(obj.clone(), driver.clone()));
+        answer_act(&mut server, SUCCEED).await;
+        within_timeout(reconciled)
+            .await
+            .expect("task")
+            .expect("reconcile");
+        let action = error_policy::<Test<SUCCEED>>(obj, &failure, driver);
+        assert_eq!(action, Action::requeue(FIRST_RETRY));
+    }
+
+    #[tokio::test]
+    async fn deletion_runs_cleanup_then_removes_the_finalizer() {
+        let deleted = widget(&[FINALIZER], true);
+        let stored = json!(widget(&[], true));
+        let (result, _) = reconcile_with::<Test<SUCCEED>, _>(deleted, |mut server| async move {
+            answer_act(&mut server, SUCCEED).await;
+            let patch = server.expect(Method::PATCH, PATH, 200, stored).await;
+            assert_eq!(
+                patch[1],
+                json!({"op": "remove", "path": "/metadata/finalizers/0"})
+            );
+        })
+        .await;
+        result.expect("reconcile");
+    }
+
+    #[tokio::test]
+    async fn a_failed_cleanup_keeps_the_finalizer_and_says_so() {
+        let (result, _) =
+            reconcile_with::<Test<FAIL>, _>(widget(&[FINALIZER], true), |mut server| async move {
+                answer_act(&mut server, FAIL).await;
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["reason"], "CleanupFailed");
+            })
+            .await;
+        assert!(matches!(result, Err(Failure::Cleanup(_))), "{result:?}");
+    }
+
+    /// After cleanup, the object may be gone before its finalizer is removed (e.g. another
+    /// reconcile removed it): that is the success the removal was for.
+    #[tokio::test]
+    async fn a_finalizer_removal_that_finds_the_object_gone_succeeds() {
+        let (result, _) = reconcile_with::<Test<SUCCEED>, _>(
+            widget(&[FINALIZER], true),
+            |mut server| async move {
+                answer_act(&mut server, SUCCEED).await;
+                server
+                    .expect(Method::PATCH, PATH, 404, status_error(404, "NotFound"))
+                    .await;
+            },
+        )
+        .await;
+        assert_eq!(result.expect("reconcile"), Action::await_change());
+    }
+
+    /// The cache may not show the deletion yet: the API server refuses a new finalizer on an
+    /// object being deleted (422), which is no failure.
+    #[tokio::test]
+    async fn a_finalizer_refused_because_of_a_deletion_is_no_failure() {
+        let (result, driver) = reconcile_with::<Test<SUCCEED>, _>(widget(&[], false), |mut server| async move {
+            let mut refused = status_error(422, "Invalid");
+            refused["message"] = Value::from(
+                "Widget \"w\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted",
+            );
+            server.expect(Method::PATCH, PATH, 422, refused).await;
+            // No Event: the next request the script sees would fail the test.
+        })
+        .await;
+        assert_eq!(result.expect("reconcile"), Action::await_change());
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 1"
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_terminating_namespace_is_no_failure() {
+        let (result, _) = reconcile_with::<Test<FAIL_TERMINATING>, _>(
+            widget(&[FINALIZER], false),
+            |mut server| async move {
+                answer_act(&mut server, FAIL_TERMINATING).await;
+            },
+        )
+        .await;
+        assert_eq!(result.expect("reconcile"), Action::await_change());
+    }
+
+    #[test]
+    fn a_registration_carries_the_reconcilers_name_and_rules() {
+        const REGISTRATION: Registration = register::<Test<SUCCEED>>();
+        assert_eq!(REGISTRATION.name, "widget");
+        assert_eq!((REGISTRATION.rbac_rules)().len(), 1);
+    }
+}

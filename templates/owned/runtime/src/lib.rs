@@ -1,0 +1,74 @@
+//! The operator runtime of an rbuilder project: everything that is the same in every operator,
+//! so that the project's own files hold only what is specific to it.
+//!
+//! - [`manager`]: the binary's `main` — flags, logging, the probe and metrics servers, leader
+//!   election, starting the controllers and stopping them on SIGTERM.
+//! - [`controller`]: the [`Reconciler`] trait a controller implements, and the driver that runs
+//!   it (finalizer, metrics, failure Events, retries with a backoff).
+//! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
+//! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs.
+//! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
+//! - `testing` and `e2e` (feature `testing`): a mocked API server for unit tests, and the harness
+//!   of the end-to-end tests.
+//!
+//! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
+
+pub mod conditions;
+pub mod context;
+pub mod controller;
+pub mod crd;
+#[cfg(feature = "testing")]
+pub mod e2e;
+mod errors;
+mod events;
+mod leader_election;
+pub mod manager;
+pub mod manifests;
+mod metrics;
+pub mod rbac;
+mod serve;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+pub use context::Context;
+pub use controller::{Reconciler, Registration, register};
+pub use errors::error_chain;
+pub use events::{Event, EventType};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::core::crd::MergeError;
+
+/// An operator, as the project describes itself to the runtime (in its `src/lib.rs`).
+pub struct Operator {
+    /// The project's name. The runtime derives from it the name the operator gives itself to
+    /// the API server (`<name>-operator`: field manager, Event reporter, `managed-by` label) and
+    /// its leader-election Lease (`<name>-leader-election`).
+    pub name: &'static str,
+    /// The project's version, printed by `--version`.
+    pub version: &'static str,
+    /// Every controller the manager runs, in start order.
+    pub controllers: &'static [Registration],
+    /// The CustomResourceDefinitions of the project's own kinds, one per kind.
+    pub crds: fn() -> Result<Vec<CustomResourceDefinition>, MergeError>,
+    /// What the operator watches and is granted: the whole cluster, or one namespace.
+    pub scope: WatchScope,
+}
+
+/// Where an operator works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchScope {
+    /// All namespaces: the manager's role is a ClusterRole.
+    Cluster,
+    /// The namespace in `WATCH_NAMESPACE` only: the manager's role is a Role in that namespace
+    /// (`rbuilder init --namespaced`).
+    Namespace,
+}
+
+impl Operator {
+    /// The name this operator uses towards the API server: the server-side apply field
+    /// manager, the `reportingController` of its Events and the `app.kubernetes.io/managed-by`
+    /// label of what it creates.
+    pub fn field_manager(&self) -> String {
+        format!("{}-operator", self.name)
+    }
+}

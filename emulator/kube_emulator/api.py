@@ -146,7 +146,7 @@ class Api:
         if crd and rt.version in crd.versions:
             supported |= set(crd.versions[rt.version].selectable_fields)
         labels = parse_labels(call.params.get('labelSelector'))
-        fields = parse_fields(call.params.get('fieldSelector'), supported, rt.kind, rt.version)
+        fields = parse_fields(call.params.get('fieldSelector'), supported, crd is not None)
         return lambda obj: labels(obj) and fields(obj)
 
     async def list(self, call: Call) -> dict:

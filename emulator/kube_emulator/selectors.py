@@ -95,8 +95,9 @@ def field_value(obj: dict, path: str):
     return node
 
 
-def parse_fields(text: str | None, supported: set[str], kind: str, version: str) -> Matcher:
-    """A matcher for a `fieldSelector` string over the fields `supported` for the type."""
+def parse_fields(text: str | None, supported: set[str], custom: bool) -> Matcher:
+    """A matcher for a `fieldSelector` string over the fields `supported` for the type
+    (`custom`: a custom resource, whose refusal the API server words differently)."""
     if not text:
         return lambda obj: True
     checks = []
@@ -108,8 +109,8 @@ def parse_fields(text: str | None, supported: set[str], kind: str, version: str)
             raise errors.bad_request(f'invalid selector: {text!r}; can\'t understand {term!r}')
         if k not in supported:
             raise errors.bad_request(
-                f'field label not supported: {k}' if k.startswith('metadata.') or not kind else
-                f'"{k}" is not a known field selector: only "metadata.name", "metadata.namespace"')
+                f'"{k}" is not a known field selector: only "metadata.name", "metadata.namespace"'
+                if custom else f'field label not supported: {k}')
 
         def check(obj, k=k, v=v, negate=negate):
             value = field_value(obj, k)

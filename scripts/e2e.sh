@@ -34,7 +34,7 @@ cp -r examples/demo-microservice "$work/demo-microservice"
 pass "make test-e2e of examples/demo-microservice"
 
 echo "== e2e: a plain create api project"
-cargo build --quiet
+cargo build --quiet --target-dir "$repo/target" # rbuilder itself, as cargo test builds it
 mkdir "$work/guestbook-operator"
 (
   cd "$work/guestbook-operator"

@@ -11,6 +11,7 @@ with a stale resourceVersion is a 409 Conflict.
 """
 from __future__ import annotations
 
+import base64
 import copy
 from dataclasses import dataclass, field
 
@@ -191,7 +192,7 @@ class Api:
             md['finalizers'] = sorted(set(md.get('finalizers') or []) | {crds.CLEANUP_FINALIZER})
         crd = self.crd_of(rt)
         if crd is not None and crd.terminating:
-            raise errors.method_not_allowed(f'create not allowed while custom resource definition is terminating')
+            raise errors.method_not_allowed('create not allowed while custom resource definition is terminating')
         obj = self._prune_and_default(call, obj)
         request = adm.Request(rt, 'CREATE', call.namespace if rt.namespaced else '', call.name, '', call.user, call.dry_run, {'kind': 'CreateOptions', 'apiVersion': 'meta.k8s.io/v1'})
         obj = await self.admission.mutate(request, obj, None, call.warnings)
@@ -357,7 +358,7 @@ class Api:
             call.name = meta(obj)['name']
             call.namespace = meta(obj).get('namespace', '')
             try:
-                item, _ = await self.delete(call, options)
+                await self.delete(call, options)
                 deleted.append(obj)
             except errors.ApiError as e:
                 if e.code != 404:
@@ -435,7 +436,6 @@ class Api:
 
 def _paginate(items: list[dict], params: dict, list_meta: dict):
     """`limit` and `continue`: the continue token is the last name returned (namespace/name)."""
-    import base64
     token = params.get('continue')
     if token:
         try:

@@ -6,6 +6,7 @@ its served versions become resource types (discovery, routing) and its status sa
 `acceptedNames`, `storedVersions`, `NamesAccepted` and `Established` conditions, as the
 apiextensions controllers set them a moment after the write.
 """
+import re
 from dataclasses import dataclass, field
 
 from . import cel, errors
@@ -133,8 +134,6 @@ def resource_types(crd: Crd) -> list[ResourceType]:
 def version_priority(crd: dict) -> list[str]:
     """The CRD's versions, most preferred first: GA before beta before alpha, higher first
     (kube-aggregator's ordering), so that `kubectl get` uses the preferred one."""
-    import re
-
     def rank(name):
         m = re.fullmatch(r'v(\d+)(?:(alpha|beta)(\d+))?', name)
         if not m:

@@ -261,7 +261,7 @@ def _verb(method: str, route: Route, params: dict) -> str:
 async def _body(request, yaml_ok=False):
     if request.content_type in ('application/vnd.kubernetes.protobuf', 'application/cbor'):
         # client-go's typed clients (kubectl create namespace, ...) then retry in JSON.
-        raise errors.ApiError(415, 'UnsupportedMediaType', f'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml')
+        raise errors.ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml')
     text = await request.text()
     if not text.strip():
         raise errors.bad_request('the request has no body')

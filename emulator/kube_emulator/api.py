@@ -16,7 +16,7 @@ import copy
 from dataclasses import dataclass, field
 
 from . import admission as adm
-from . import cel, conversion, crds, errors, objects, patch, schema
+from . import builtin_checks, cel, conversion, crds, errors, objects, patch, schema
 from .errors import FieldError, Warnings
 from .lifecycle import CRDS, NAMESPACES, Lifecycle, later
 from .resources import REVIEWS, Registry, ResourceType
@@ -424,6 +424,7 @@ class Api:
                     errs += cel.check(obj, old, crd.versions[rt.version].schema or {})
         if rt.key == CRDS:
             errs += crds.check(obj)
+        errs += builtin_checks.check(rt.key, obj, old)
         if errs:
             raise errors.invalid(rt.kind, rt.group, md.get('name', ''), errs)
 

@@ -102,8 +102,14 @@ BY_REASON = {t[1]: t for t in (REQUIRED, INVALID, NOT_SUPPORTED, DUPLICATE, FORB
 _OMIT = object()
 
 
+class Raw(str):
+    """A bad value printed as it is (what Go's %#v prints for a map or struct), not quoted."""
+
+
 def go_value(value: Any) -> str:
     """A bad value as Go's `%v`/`%q` prints it in a field error."""
+    if isinstance(value, Raw):
+        return str(value)
     if value is None:
         return 'null'
     if isinstance(value, bool):

@@ -216,3 +216,24 @@ def test_crd_is_checked_and_established(api):
     got = install_crd(api, load('demomicroservices.yaml'))
     assert got['status']['acceptedNames']['kind'] == 'DemoMicroService'
     assert got['status']['storedVersions'] == ['v1']
+
+
+def test_deployments_and_events_are_validated_as_the_api_server_does(api):
+    bad = deployment('bad', replicas=-1)
+    bad['spec']['template']['metadata']['labels'] = {'app': 'other'}
+    bad['spec']['template']['spec']['containers'][0].pop('image')
+    status, body = api.post(DEPLOY, bad)
+    assert status == 422
+    assert body['message'] == ('Deployment.apps "bad" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, '
+                               'spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`, '
+                               'spec.template.spec.containers[0].image: Required value]')
+    api.post(DEPLOY, deployment('web'))
+    status, body = api.patch(f'{DEPLOY}/web', {'spec': {'selector': {'matchLabels': {'app': 'new'}}, 'template': {'metadata': {'labels': {'app': 'new'}}}}})
+    assert status == 422 and 'spec.selector: Invalid value: ' in body['message'] and 'field is immutable' in body['message']
+
+    event = {'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': 'long'},
+             'eventTime': '2026-01-01T00:00:00.000000Z', 'reportingController': 'test', 'reportingInstance': 'test-1',
+             'action': 'Reconcile', 'reason': 'Failed', 'type': 'Bad', 'note': 'x' * 1025}
+    status, body = api.post('/apis/events.k8s.io/v1/namespaces/default/events', event)
+    assert status == 422
+    assert body['message'] == 'Event.events.k8s.io "long" is invalid: [type: Unsupported value: "Bad": supported values: "Normal", "Warning", note: Too long: may not be more than 1024 bytes]'

@@ -30,6 +30,7 @@ class Version:
     scale: bool
     selectable_fields: list[str]
     defaults: bool                      # whether the schema has any default (skip when not)
+    printer_columns: list[dict]         # additionalPrinterColumns, for kubectl get's Table
 
 
 @dataclass
@@ -108,7 +109,8 @@ def parse(crd: dict) -> Crd:
             name=v['name'], served=v.get('served', True), storage=bool(v.get('storage')),
             schema=schema, status='status' in subs, scale='scale' in subs,
             selectable_fields=[f['jsonPath'].lstrip('.') for f in v.get('selectableFields') or []],
-            defaults=has_defaults(schema))
+            defaults=has_defaults(schema),
+            printer_columns=list(v.get('additionalPrinterColumns') or []))
     storage = next(v.name for v in versions.values() if v.storage)
     return Crd(name=crd['metadata']['name'], group=spec['group'], kind=names['kind'],
                plural=names['plural'], singular=names.get('singular') or names['kind'].lower(),

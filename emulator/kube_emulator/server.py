@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import yaml
 from aiohttp import web
 
-from . import discovery, errors, openapi, patch
+from . import discovery, errors, openapi, patch, tables
 from .api import Api, Call
 from .auth import ANONYMOUS_PATHS, Auth
 from .resources import Registry
@@ -137,12 +137,19 @@ class Server:
         verb = _verb(method, route, params)
         if verb not in rt.verbs and not (route.subresource and verb in ('get', 'update', 'patch')):
             raise errors.method_not_allowed(f'{verb} is not supported on resources of kind "{route.plural}"')
+        as_table = self._table_columns(request, rt)
         if verb == 'watch':
-            return await self._watch(request, call)
+            return await self._watch(request, call, as_table)
         if verb == 'list':
-            return json_response(await self.api.list(call))
+            listed = await self.api.list(call)
+            if as_table is not None:
+                return json_response(tables.table(as_table, listed['items'], listed['metadata']['resourceVersion'], params.get('includeObject', 'Metadata')))
+            return json_response(listed)
         if verb == 'get':
-            return json_response(await self.api.get(call))
+            obj = await self.api.get(call)
+            if as_table is not None:
+                return json_response(tables.table(as_table, [obj], meta(obj)['resourceVersion'], params.get('includeObject', 'Metadata')))
+            return json_response(obj)
         if verb == 'create':
             obj = await self.api.create(call, await _body(request))
             return json_response(obj, 201, call.warnings)
@@ -161,11 +168,24 @@ class Server:
             return json_response(await self.api.delete_collection(call, await _options(request)), 200, call.warnings)
         raise errors.method_not_allowed(f'the method {method} is not supported')
 
+    def _table_columns(self, request, rt) -> list[dict] | None:
+        """The printer columns if the client asks for a Table of a custom resource, else None."""
+        crd = self.api.crd_of(rt)
+        if crd is None or not tables.wanted(request.headers.get('Accept', '')):
+            return None
+        return crd.versions[rt.version].printer_columns
+
     # ---- watch -----------------------------------------------------------------------------
 
-    async def _watch(self, request, call: Call) -> web.StreamResponse:
+    async def _watch(self, request, call: Call, as_table=None) -> web.StreamResponse:
         api, rt = self.api, call.rt
         selected = api.matcher(call)
+
+        async def shown(obj):
+            obj = (await api.present(rt, [obj]))[0]
+            if as_table is None:
+                return obj
+            return tables.table(as_table, [obj], meta(obj)['resourceVersion'], call.params.get('includeObject', 'Metadata'))
         ns = call.namespace
 
         def matches(obj):
@@ -196,7 +216,7 @@ class Server:
                 await _send(resp, 'ERROR', status)
                 return resp
             for type_, obj in start:
-                await _send(resp, type_, (await api.present(rt, [obj]))[0])
+                await _send(resp, type_, await shown(obj))
             bookmarks = call.params.get('allowWatchBookmarks') == 'true'
             if initial_events and bookmarks:
                 await self._bookmark(resp, rt, {'k8s.io/initial-events-end': 'true'})
@@ -216,7 +236,7 @@ class Server:
                     continue
                 type_ = as_seen(event, matches)
                 if type_:
-                    await _send(resp, type_, (await api.present(rt, [event.obj]))[0])
+                    await _send(resp, type_, await shown(event.obj))
             if bookmarks:
                 await self._bookmark(resp, rt)
             await resp.write_eof()

@@ -47,6 +47,9 @@ def test_kubectl_apply_with_default_validation(kubectl):
     assert 'created' in kubectl('apply', '-f', '-', input=sample()).stdout
     assert 'configured' in kubectl('apply', '-f', '-', input=sample(replicas=2)).stdout
     assert 'serverside-applied' in kubectl('apply', '--server-side', '-f', '-', input=sample('ssa')).stdout
+    # The CRD's printer columns, in a Table from the server.
+    table = kubectl('get', 'dms', 'sample').stdout.splitlines()
+    assert table[0].split() == ['NAME', 'IMAGE', 'AGE'] and table[1].split()[:2] == ['sample', 'a:1']
     out = kubectl('get', 'dms', '-o', 'name').stdout.split()
     assert out == ['demomicroservice.devops.my.domain/sample', 'demomicroservice.devops.my.domain/ssa']
     assert kubectl('get', 'dms', 'sample', '-o', 'jsonpath={.spec.replicas},{.spec.port}').stdout == '2,9898'

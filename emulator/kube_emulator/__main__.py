@@ -38,7 +38,8 @@ current-context: kube-emulator
 
 async def run(args):
     auth = Auth.from_file(args.auth)
-    server = Server(auth, watch_capacity=args.watch_capacity, bookmark_interval=args.bookmark_interval)
+    server = Server(auth, watch_capacity=args.watch_capacity, bookmark_interval=args.bookmark_interval,
+                    namespace_delay=args.namespace_delay)
     certs = ServingCerts()
     # Cancelling a handler when its client goes away ends abandoned watches at once.
     log = {} if args.access_log else {'access_log': None}
@@ -69,6 +70,8 @@ def main():
     p.add_argument('--access-log', action='store_true', help='log every request')
     p.add_argument('--watch-capacity', type=int, default=1000,
                    help='events kept per resource type for watches that resume')
+    p.add_argument('--namespace-delay', type=float, default=1.0,
+                   help='seconds before a deleted namespace is emptied, as by a namespace controller')
     p.add_argument('--bookmark-interval', type=float, default=30.0,
                    help='seconds between BOOKMARK events of an idle watch')
     args = p.parse_args()

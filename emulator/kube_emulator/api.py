@@ -59,12 +59,12 @@ class Call:
 
 
 class Api:
-    def __init__(self, store: Store, registry: Registry, auth):
+    def __init__(self, store: Store, registry: Registry, auth, namespace_delay: float = 1.0):
         self.store, self.registry, self.auth = store, registry, auth
         self.crds: dict[str, crds.Crd] = {}
         self._crd_by_key: dict[tuple, str] = {}
         self.admission = adm.Admission(store)
-        self.lifecycle = Lifecycle(self)
+        self.lifecycle = Lifecycle(self, namespace_delay)
         for ns in SYSTEM_NAMESPACES:
             self.store.create(NAMESPACES, self._new_namespace({'metadata': {'name': ns}}))
 

@@ -12,8 +12,12 @@
 - A CRD being deleted (finalizer customresourcecleanup.apiextensions.k8s.io) deletes all its
   custom resources; once they are gone, the CRD goes and its types are no longer served.
 
-Like the controllers, the follow-up work runs just after the request that caused it (on the
-event loop), and only touches the objects it concerns, found through the store's indexes.
+Like the controllers, the follow-up work runs after the request that caused it (on the event
+loop), and only touches the objects it concerns, found through the store's indexes. The
+garbage collector runs at once; the namespace controller waits `namespace_delay` seconds
+(1 s by default) before emptying a namespace, as a real one takes a moment: a client that
+deletes a namespace and then the objects in it (`kubectl delete -k` of a kustomization with
+its Namespace first, as `make undeploy` runs) finds them still there, as on a cluster.
 """
 import asyncio
 import copy
@@ -26,17 +30,24 @@ FOREGROUND = 'foregroundDeletion'
 CRD_CLEANUP = 'customresourcecleanup.apiextensions.k8s.io'
 
 
-def later(fn, *args):
-    """Runs `fn` once the current request is done, as a controller would react to it."""
+def later(fn, *args, delay: float = 0):
+    """Runs `fn` once the current request is done (and `delay` seconds more), as a controller
+    would react to it."""
     try:
-        asyncio.get_running_loop().call_soon(fn, *args)
+        loop = asyncio.get_running_loop()
     except RuntimeError:   # no loop (a plain unit test): at once
         fn(*args)
+        return
+    if delay:
+        loop.call_later(delay, fn, *args)
+    else:
+        loop.call_soon(fn, *args)
 
 
 class Lifecycle:
-    def __init__(self, api):
+    def __init__(self, api, namespace_delay: float = 1.0):
         self.api = api
+        self.namespace_delay = namespace_delay
         self.store = api.store
         self.store.on_removed.append(self._removed)
 
@@ -163,7 +174,7 @@ class Lifecycle:
         new['metadata']['deletionGracePeriodSeconds'] = 0
         new.setdefault('status', {})['phase'] = 'Terminating'
         stored = self.store.update(NAMESPACES, new, old)
-        later(self._empty_namespace, meta(old)['name'])
+        later(self._empty_namespace, meta(old)['name'], delay=self.namespace_delay)
         return stored
 
     def _empty_namespace(self, ns: str):

@@ -63,11 +63,11 @@ def error_response(e: errors.ApiError, warnings=None) -> web.Response:
 
 class Server:
     def __init__(self, auth: Auth | None = None, watch_capacity: int = 1000,
-                 bookmark_interval: float = 30.0):
+                 bookmark_interval: float = 30.0, namespace_delay: float = 1.0):
         self.auth = auth or Auth()
         self.store = Store(watch_capacity)
         self.registry = Registry()
-        self.api = Api(self.store, self.registry, self.auth)
+        self.api = Api(self.store, self.registry, self.auth, namespace_delay)
         self.bookmark_interval = bookmark_interval
         self.address = ''
         self.app = web.Application(client_max_size=16 * 1024 * 1024)

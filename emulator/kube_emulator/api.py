@@ -177,6 +177,8 @@ class Api:
         if not md.get('name') and md.get('generateName'):
             md['name'] = objects.generate_name(md['generateName'])
         if rt.namespaced:
+            if md.get('namespace') and md['namespace'] != call.namespace:
+                raise errors.bad_request('the namespace of the provided object does not match the namespace sent on the request')
             md['namespace'] = call.namespace
             self._check_namespace_open(call.namespace)
         else:

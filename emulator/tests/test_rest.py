@@ -55,6 +55,8 @@ def test_version_and_health_answer_anonymous_requests_but_nothing_else_does(emu)
 def test_create_get_list_with_label_and_field_selectors(api):
     assert api.post(CM, cm('a', {'tier': 'web', 'env': 'prod'}))[0] == 201
     assert api.post(CM, cm('b', {'tier': 'db'}))[0] == 201
+    status, body = api.post(CM, {'metadata': {'name': 'c', 'namespace': 'kube-system'}})
+    assert status == 400 and 'does not match the namespace sent on the request' in body['message']
     status, body = api.post(CM, cm('a'))
     assert status == 409 and body['reason'] == 'AlreadyExists'
     assert body['message'] == 'configmaps "a" already exists'

@@ -9,7 +9,7 @@ export PATH := $(VENV)/bin:$(PATH)
 .PHONY: help test emulator-test e2e tools lint bench install
 
 help: ## Show this help
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 test: tools ## Run every test: unit, CLI, generated projects, the emulator, and end to end against it
 	cargo test

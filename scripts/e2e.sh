@@ -10,7 +10,9 @@
 #   3. what the API server refuses or fills in, through the example's CRD: a negative
 #      spec.replicas and a 70-character name are refused with the API server's messages, an
 #      unknown field is refused by kubectl's strict field validation, an omitted spec.port
-#      comes back with the CRD's default.
+#      comes back with the CRD's default;
+#   4. the TokenReview and SubjectAccessReview a manager's authenticated metrics endpoint
+#      makes, answered from scripts/e2e-auth.yaml (given to the emulator at start).
 # Needs cargo, make, python3 with target/venv (`make tools`) and kubectl. Users run
 # `make test-e2e` in a generated project against a real cluster (kind, k3d, ...) instead.
 set -euo pipefail
@@ -20,13 +22,32 @@ repo=$PWD
 export CARGO_TARGET_DIR=$repo/target/generated
 work=$(mktemp -d)
 kubeconfig=$work/kubeconfig
-pid=$(emulator/start.sh "$kubeconfig")
+pid=$(emulator/start.sh "$kubeconfig" scripts/e2e-auth.yaml)
 cleanup() { kill "$pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 export KUBECONFIG=$kubeconfig
 passed=0
 pass() { passed=$((passed + 1)); echo "e2e: ok: $*"; }
 fail() { echo "e2e: FAILED: $*" >&2; echo "e2e: $passed passed, 1 failed"; exit 1; }
+
+echo "== e2e: TokenReview and SubjectAccessReview, as an authenticated /metrics makes them"
+reader=system:serviceaccount:monitoring:prometheus
+review() { # TOKEN -> authenticated username, or false
+  kubectl create -o jsonpath='{.status.authenticated} {.status.user.username}' -f - <<EOF
+{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": "$1"}}
+EOF
+}
+access() { # USER PATH -> allowed (true/false)
+  kubectl create -o jsonpath='{.status.allowed}' -f - <<EOF
+{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+ "spec": {"user": "$1", "nonResourceAttributes": {"path": "$2", "verb": "get"}}}
+EOF
+}
+[ "$(review e2e-metrics-reader-token)" = "true $reader" ] || fail "TokenReview of the table's token"
+[ "$(review unknown)" = "false " ] || fail "TokenReview of an unknown token"
+[ "$(access "$reader" /metrics)" = true ] || fail "SubjectAccessReview: $reader may not get /metrics"
+[ "$(access someone-else /metrics)" = false ] || fail "SubjectAccessReview: anyone may get /metrics"
+pass "TokenReview and SubjectAccessReview"
 
 echo "== e2e: examples/demo-microservice"
 cp -r examples/demo-microservice "$work/demo-microservice"

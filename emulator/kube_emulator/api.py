@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from . import admission as adm
 from . import builtin_checks, cel, conversion, crds, errors, objects, patch, schema
 from .errors import FieldError, Warnings
-from .lifecycle import CRDS, NAMESPACES, Lifecycle, later
+from .lifecycle import CRDS, NAMESPACES, Lifecycle
 from .resources import REVIEWS, Registry, ResourceType
 from .selectors import parse_fields, parse_labels
 from .store import Store, meta
@@ -61,63 +61,14 @@ class Call:
 class Api:
     def __init__(self, store: Store, registry: Registry, auth, namespace_delay: float = 1.0):
         self.store, self.registry, self.auth = store, registry, auth
-        self.crds: dict[str, crds.Crd] = {}
-        self._crd_by_key: dict[tuple, str] = {}
+        self.crds = crds.Served(store, registry)
         self.admission = adm.Admission(store)
         self.lifecycle = Lifecycle(self, namespace_delay)
         for ns in SYSTEM_NAMESPACES:
             self.store.create(NAMESPACES, self._new_namespace({'metadata': {'name': ns}}))
 
-    # ---- custom resources ------------------------------------------------------------------
-
-    def crd_for_key(self, key) -> crds.Crd | None:
-        name = self._crd_by_key.get(key)
-        return self.crds.get(name) if name else None
-
     def crd_of(self, rt: ResourceType) -> crds.Crd | None:
-        return self.crds.get(rt.crd) if rt.crd else None
-
-    def _serve_crd(self, obj: dict):
-        crd = crds.parse(obj)
-        old = self.crds.get(crd.name)
-        crd.terminating = bool(meta(obj).get('deletionTimestamp'))
-        if old:
-            self.registry.remove_crd(crd.name)
-        self.crds[crd.name] = crd
-        self._crd_by_key[(crd.group, crd.plural)] = crd.name
-        for t in crds.resource_types(crd):
-            self.registry.add(t)
-        self.registry.set_version_order(crd.group, crds.version_priority(obj))
-        later(self._establish, crd.name)
-
-    def _establish(self, name: str):
-        """What the apiextensions controllers do a moment after a CRD is written."""
-        obj = self.store.get(CRDS, '', name)
-        if obj is None or meta(obj).get('deletionTimestamp'):
-            return
-        status = crds.established_status(obj, obj.get('status'))
-        if status != obj.get('status'):
-            self.store.update(CRDS, {**copy.deepcopy(obj), 'status': status}, obj)
-
-    def crd_terminating(self, obj: dict):
-        crd = self.crds.get(meta(obj)['name'])
-        if crd is None:
-            return
-        crd.terminating = True
-        new = copy.deepcopy(obj)
-        conditions = [c for c in (new.get('status') or {}).get('conditions') or [] if c['type'] != 'Terminating']
-        conditions.append({'type': 'Terminating', 'status': 'True', 'reason': 'InstanceDeletionInProgress',
-                           'message': 'CustomResource deletion is in progress', 'lastTransitionTime': meta(obj)['deletionTimestamp']})
-        new.setdefault('status', {})['conditions'] = conditions
-        self.store.update(CRDS, new, obj)
-
-    def crd_removed(self, obj: dict):
-        crd = self.crds.pop(meta(obj)['name'], None)
-        if crd is None:
-            return
-        self.registry.remove_crd(crd.name)
-        self._crd_by_key.pop((crd.group, crd.plural), None)
-        self.store.drop_type((crd.group, crd.plural))
+        return self.crds.of(rt)
 
     # ---- reads -----------------------------------------------------------------------------
 
@@ -208,7 +159,7 @@ class Api:
             return obj
         stored = self.store.create(call.key, stored)
         if rt.key == CRDS:
-            self._serve_crd(stored)
+            self.crds.serve(stored)
         return (await self.present(rt, [stored]))[0]
 
     def _new_namespace(self, obj: dict) -> dict:
@@ -323,7 +274,7 @@ class Api:
             return None
         result = self.lifecycle.put(call.key, stored, old)
         if rt.key == CRDS and self.store.get(CRDS, '', call.name) is not None:
-            self._serve_crd(result)
+            self.crds.serve(result)
         return (await self.present(rt, [result]))[0]
 
     # ---- delete ----------------------------------------------------------------------------

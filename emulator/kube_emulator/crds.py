@@ -9,11 +9,16 @@ apiextensions controllers set them a moment after the write.
 import re
 from dataclasses import dataclass, field
 
+import copy
+
 from . import cel, errors
 from .errors import INVALID, NOT_SUPPORTED, REQUIRED, FieldError
+from .lifecycle import later
 from .resources import ResourceType
 from .schema import has_defaults, root_schema
-from .store import now
+from .store import meta, now
+
+CRDS = ('apiextensions.k8s.io', 'customresourcedefinitions')
 
 GROUP = 'apiextensions.k8s.io'
 KIND = 'CustomResourceDefinition'
@@ -166,3 +171,66 @@ def established_status(crd: dict, old_status: dict | None) -> dict:
 
 def invalid(name: str, errs: list[FieldError]) -> errors.ApiError:
     return errors.invalid(KIND, GROUP, name, errs)
+
+
+class Served:
+    """The CRDs being served, parsed, by name and by (group, plural); what the apiextensions
+    controllers do when one is written, starts terminating or goes."""
+
+    def __init__(self, store, registry):
+        self.store, self.registry = store, registry
+        self._by_name: dict[str, Crd] = {}
+        self._by_key: dict[tuple, str] = {}
+
+    def get(self, name: str) -> Crd | None:
+        return self._by_name.get(name)
+
+    def for_key(self, key) -> Crd | None:
+        name = self._by_key.get(key)
+        return self._by_name.get(name) if name else None
+
+    def of(self, rt: ResourceType) -> Crd | None:
+        return self._by_name.get(rt.crd) if rt.crd else None
+
+    def serve(self, obj: dict):
+        """Serves a CRD just written: its types at once, its status a moment later."""
+        crd = parse(obj)
+        crd.terminating = bool(meta(obj).get('deletionTimestamp'))
+        if crd.name in self._by_name:
+            self.registry.remove_crd(crd.name)
+        self._by_name[crd.name] = crd
+        self._by_key[(crd.group, crd.plural)] = crd.name
+        for t in resource_types(crd):
+            self.registry.add(t)
+        self.registry.set_version_order(crd.group, version_priority(obj))
+        later(self._establish, crd.name)
+
+    def _establish(self, name: str):
+        obj = self.store.get(CRDS, '', name)
+        if obj is None or meta(obj).get('deletionTimestamp'):
+            return
+        status = established_status(obj, obj.get('status'))
+        if status != obj.get('status'):
+            self.store.update(CRDS, {**copy.deepcopy(obj), 'status': status}, obj)
+
+    def terminating(self, obj: dict):
+        """A CRD being deleted: creates are refused, and its status says so."""
+        crd = self._by_name.get(meta(obj)['name'])
+        if crd is None:
+            return
+        crd.terminating = True
+        new = copy.deepcopy(obj)
+        conditions = [c for c in (new.get('status') or {}).get('conditions') or [] if c['type'] != 'Terminating']
+        conditions.append({'type': 'Terminating', 'status': 'True', 'reason': 'InstanceDeletionInProgress',
+                           'message': 'CustomResource deletion is in progress', 'lastTransitionTime': meta(obj)['deletionTimestamp']})
+        new.setdefault('status', {})['conditions'] = conditions
+        self.store.update(CRDS, new, obj)
+
+    def removed(self, obj: dict):
+        """A CRD gone: its types are no longer served, and its (empty) storage is dropped."""
+        crd = self._by_name.pop(meta(obj)['name'], None)
+        if crd is None:
+            return
+        self.registry.remove_crd(crd.name)
+        self._by_key.pop((crd.group, crd.plural), None)
+        self.store.drop_type((crd.group, crd.plural))

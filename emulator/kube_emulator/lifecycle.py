@@ -80,7 +80,7 @@ class Lifecycle:
         if FOREGROUND in finalizers:
             later(self._delete_dependents, md['uid'])
         if key == CRDS:
-            self.api.crd_terminating(stored)
+            self.api.crds.terminating(stored)
             later(self._delete_custom_resources, name)
         return stored, False
 
@@ -113,11 +113,11 @@ class Lifecycle:
             namespace = self.store.get(NAMESPACES, '', ns)
             if namespace is not None and meta(namespace).get('deletionTimestamp'):
                 later(self._finish_namespace, ns)
-        crd = self.api.crd_for_key(key)
+        crd = self.api.crds.for_key(key)
         if crd is not None and crd.terminating and self.store.count(key) == 0:
             later(self._remove_finalizer, CRDS, '', crd.name, CRD_CLEANUP)
         if key == CRDS:
-            self.api.crd_removed(old)
+            self.api.crds.removed(old)
 
     def _collect_dependents(self, uid):
         """Background garbage collection of the dependents of a removed owner."""

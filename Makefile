@@ -1,27 +1,32 @@
 # rbuilder's own tasks. `make test` is the one test command: it installs the Python tools
-# the generated-project tests use (into target/venv, nothing system-wide), then runs
-# `cargo test`, which builds and checks real generated projects (several minutes).
+# the tests use (into target/venv, nothing system-wide), then runs `cargo test`, which builds
+# and checks real generated projects (several minutes), the API emulator's own tests, and the
+# end-to-end tests of generated operators against that emulator.
 
 VENV ?= $(CURDIR)/target/venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: help test e2e tools lint bench install
+.PHONY: help test emulator-test e2e tools lint bench install
 
 help: ## Show this help
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-test: tools ## Run every test: unit, CLI, generated projects, and end to end against the emulator
+test: tools ## Run every test: unit, CLI, generated projects, the emulator, and end to end against it
 	cargo test
-	scripts/e2e-fakeapi.sh
+	$(MAKE) emulator-test e2e
 
-e2e: ## Only the end-to-end part: generated operators against ../shared/fakeapi (skipped if absent)
-	scripts/e2e-fakeapi.sh
+emulator-test: tools ## Only the API emulator's own tests (pytest, a few seconds)
+	cd emulator && $(VENV)/bin/python -m pytest -q tests
 
-tools: $(VENV)/.installed ## Install kubernetes-validate and check-jsonschema into target/venv
+e2e: tools ## Only the end-to-end part: generated operators against the API emulator (emulator/)
+	scripts/e2e.sh
 
-$(VENV)/.installed:
+tools: $(VENV)/.installed ## Install kubernetes-validate, check-jsonschema and the emulator's packages into target/venv
+
+$(VENV)/.installed: emulator/requirements.txt
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check kubernetes-validate check-jsonschema
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check kubernetes-validate check-jsonschema \
+	  -r emulator/requirements.txt
 	touch $@
 
 lint: ## rustfmt and clippy, as CI runs them

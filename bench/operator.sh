@@ -4,13 +4,13 @@
 # long a new DemoMicroService waits for its Deployment (p50, p95, max, created one at a time by
 # bench/operator_load.py), and the manager's CPU time. Nothing is asserted.
 #
-# It runs against ../shared/fakeapi, an API emulator written in Python, NOT a real API server
-# (no etcd, admission, auth or TLS), started with rbuilder's layer (scripts/fakeapi/start.sh),
-# which keeps its cost per request constant. The memory and CPU figures are the operator's own
-# overhead; the latencies include the emulator's round trip (printed next to them) and say
-# little about a real cluster. TIME_LIMIT (default 900 s) bounds the creates.
-# Needs python3 and kubectl. Takes a few minutes, mostly the release build; run it on an
-# otherwise idle machine.
+# It runs against emulator/, this project's API emulator written in Python (emulator/start.sh),
+# NOT a real API server (no etcd; see emulator/README.md), whose cost per request is constant.
+# The memory and CPU figures are the operator's own overhead; the latencies include the
+# emulator's round trip (printed next to them) and say little about a real cluster.
+# TIME_LIMIT (default 900 s) bounds the creates.
+# Needs python3 with target/venv (`make tools`) and kubectl. Takes a few minutes, mostly the
+# release build; run it on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -21,13 +21,8 @@ work=$(mktemp -d)
 api='' manager=''
 cleanup() {
   if [ -n "$manager" ]; then kill "$manager" 2>/dev/null || true; wait "$manager" 2>/dev/null || true; fi
-  if [ -n "$api" ]; then
-    # start.sh leaves the emulator's log in /tmp; it is the emulator's stdout.
-    api_log=$(readlink "/proc/$api/fd/1" 2>/dev/null || true)
-    kill "$api" 2>/dev/null || true
-    case "$api_log" in /tmp/fakeapi.*.log) rm -f "$api_log" ;; esac
-  fi
-  rm -rf "$work"
+  if [ -n "$api" ]; then kill "$api" 2>/dev/null || true; fi
+  rm -rf "$work" # the kubeconfig and the emulator's log with it
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM # run the EXIT trap on Ctrl-C and kill too
@@ -40,9 +35,8 @@ CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet -
 cp "$repo/target/generated/release/demo-microservice" "$work/manager"
 
 export KUBECONFIG=$work/kubeconfig
-api=$("$repo/scripts/fakeapi/start.sh" "$KUBECONFIG")
-# The emulator serves no OpenAPI, which kubectl's client-side validation needs.
-kubectl apply --server-side --validate=false -f config/crd/bases/ >/dev/null
+api=$("$repo/emulator/start.sh" "$KUBECONFIG")
+kubectl apply --server-side -f config/crd/bases/ >/dev/null
 # The manager exits if the CRD is not served yet.
 for _ in $(seq 1 100); do
   kubectl get --raw /apis/devops.my.domain/v1/namespaces/default/demomicroservices >/dev/null 2>&1 && break

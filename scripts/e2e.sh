@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# End to end, without a real cluster: runs generated operators against emulator/, this
+# project's Kubernetes API emulator (see emulator/README.md for what it emulates and what not),
+# started with emulator/start.sh (HTTPS, a token, OpenAPI v3: kubectl runs with its default
+# validation):
+#   1. `make test-e2e` of examples/demo-microservice (each test in a namespace of its own) and of
+#      a plain `create api` project (in an existing namespace, E2E_NAMESPACE);
+#   2. the Makefile flow a user follows: install, run (the sample becomes a Deployment, found
+#      by its short name too), build-installer, uninstall, deploy, undeploy;
+#   3. what the API server refuses or fills in, through the example's CRD: a negative
+#      spec.replicas and a 70-character name are refused with the API server's messages, an
+#      unknown field is refused by kubectl's strict field validation, an omitted spec.port
+#      comes back with the CRD's default;
+#   4. the TokenReview and SubjectAccessReview a manager's authenticated metrics endpoint
+#      makes, answered from scripts/e2e-auth.yaml (given to the emulator at start).
+# Needs cargo, make, python3 with target/venv (`make tools`) and kubectl. Users run
+# `make test-e2e` in a generated project against a real cluster (kind, k3d, ...) instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repo=$PWD
+export CARGO_TARGET_DIR=$repo/target/generated
+work=$(mktemp -d)
+kubeconfig=$work/kubeconfig
+pid=$(emulator/start.sh "$kubeconfig" scripts/e2e-auth.yaml)
+cleanup() { kill "$pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+export KUBECONFIG=$kubeconfig
+passed=0
+pass() { passed=$((passed + 1)); echo "e2e: ok: $*"; }
+fail() { echo "e2e: FAILED: $*" >&2; echo "e2e: $passed passed, 1 failed"; exit 1; }
+
+echo "== e2e: TokenReview and SubjectAccessReview, as an authenticated /metrics makes them"
+reader=system:serviceaccount:monitoring:prometheus
+review() { # TOKEN -> authenticated username, or false
+  kubectl create -o jsonpath='{.status.authenticated} {.status.user.username}' -f - <<EOF
+{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": "$1"}}
+EOF
+}
+access() { # USER PATH -> allowed (true/false)
+  kubectl create -o jsonpath='{.status.allowed}' -f - <<EOF
+{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+ "spec": {"user": "$1", "nonResourceAttributes": {"path": "$2", "verb": "get"}}}
+EOF
+}
+[ "$(review e2e-metrics-reader-token)" = "true $reader" ] || fail "TokenReview of the table's token"
+[ "$(review unknown)" = "false " ] || fail "TokenReview of an unknown token"
+[ "$(access "$reader" /metrics)" = true ] || fail "SubjectAccessReview: $reader may not get /metrics"
+[ "$(access someone-else /metrics)" = false ] || fail "SubjectAccessReview: anyone may get /metrics"
+pass "TokenReview and SubjectAccessReview"
+
+echo "== e2e: examples/demo-microservice"
+cp -r examples/demo-microservice "$work/demo-microservice"
+(cd "$work/demo-microservice" && make test-e2e)
+pass "make test-e2e of examples/demo-microservice"
+
+echo "== e2e: a plain create api project"
+cargo build --quiet --target-dir "$repo/target" # rbuilder itself, as cargo test builds it
+mkdir "$work/guestbook-operator"
+(
+  cd "$work/guestbook-operator"
+  "$repo/target/debug/rbuilder" init --domain my.domain >/dev/null
+  "$repo/target/debug/rbuilder" create api --group devops --kind Guestbook >/dev/null
+  cp "$repo/examples/demo-microservice/Cargo.lock" .
+  # For clusters where the tests may not create namespaces.
+  E2E_NAMESPACE=default make test-e2e
+)
+pass "make test-e2e of a plain create api project"
+
+echo "== the Makefile flow: install, run, build-installer, uninstall, deploy, undeploy"
+cd "$work/demo-microservice"
+run=''
+start_manager() {
+  setsid make run >"$work/run.log" 2>&1 &
+  run=$!
+}
+stop_manager() {
+  kill -- -"$run" 2>/dev/null || true
+  wait "$run" 2>/dev/null || true
+  run=''
+}
+trap 'if [ -n "$run" ]; then stop_manager; fi; cleanup' EXIT
+# Applies the sample and waits for the running manager to make it a Deployment.
+sample_becomes_a_deployment() {
+  kubectl apply -k config/samples
+  for _ in $(seq 1 240); do
+    kubectl get deployment demomicroservice-sample >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  kubectl get deployment demomicroservice-sample -o jsonpath='{.spec.template.spec.containers[0].image}{"\n"}' \
+    || { echo "the manager did not create the Deployment; its log:"; cat "$work/run.log"; fail "the sample became no Deployment"; }
+  kubectl get dms
+}
+gone() { ! kubectl get "$@" >/dev/null 2>&1; }
+
+make install
+kubectl get crd demomicroservices.devops.my.domain
+pass "make install"
+
+echo "== what the API server refuses or fills in (the example's CRD)"
+# Runs kubectl apply on stdin, which must fail with a message containing $1.
+refused() {
+  local expected=$1 out
+  if out=$(kubectl apply -f - 2>&1); then
+    fail "the API server accepted what it refuses ($expected): $out"
+  fi
+  grep -qF -- "$expected" <<<"$out" || fail "expected '$expected', got: $out"
+  echo "refused: $out"
+}
+dms() { # NAME SPEC_LINES...
+  printf 'apiVersion: devops.my.domain/v1\nkind: DemoMicroService\nmetadata:\n  name: %s\nspec:\n' "$1"
+  shift
+  printf '  %s\n' "$@"
+}
+dms negative image:\ example.com/app:1 'replicas: -1' | refused \
+  'The DemoMicroService "negative" is invalid: spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0'
+long_name=$(printf 'a%.0s' $(seq 1 70))
+dms "$long_name" image:\ example.com/app:1 | refused \
+  "The DemoMicroService \"$long_name\" is invalid: <nil>: Invalid value: \"object\": metadata.name must be at most 63 characters (it labels the Deployment)"
+dms unknown image:\ example.com/app:1 'colour: blue' | refused \
+  'strict decoding error: unknown field "spec.colour"'
+dms no-image 'replicas: 1' | refused \
+  'The DemoMicroService "no-image" is invalid: spec.image: Required value'
+dms defaulted image:\ example.com/app:1 | kubectl apply -f -
+port=$(kubectl get dms defaulted -o jsonpath='{.spec.port}')
+[ "$port" = 9898 ] || fail "spec.port was not defaulted to 9898 (the CRD's default): '$port'"
+kubectl delete dms defaulted
+pass "invalid DemoMicroServices refused with the API server's messages; spec.port defaulted"
+
+make build-installer IMG=example.com/demo-microservice:v0.1.0
+grep -q "image: example.com/demo-microservice:v0.1.0" dist/install.yaml
+pass "make build-installer"
+start_manager
+sample_becomes_a_deployment
+# Deleting the sample waits for its finalizer, which the manager removes after deleting the
+# Deployment.
+kubectl delete -k config/samples --timeout=60s
+gone dms demomicroservice-sample || fail "the sample outlived its deletion"
+gone deployment demomicroservice-sample || fail "the sample's Deployment outlived it"
+stop_manager
+pass "make run: the sample becomes a Deployment, which goes with it"
+make uninstall
+gone crd demomicroservices.devops.my.domain || fail "make uninstall left the CRD in place"
+pass "make uninstall"
+
+# The emulator runs no Pods: deploy is checked by what it creates. A manager from `make run`
+# stands in for the deployed one, so that undeploy meets a resource with a finalizer.
+image=example.com/demo-microservice:v0.1.0
+system=demo-microservice-system
+make deploy IMG=$image
+# Every object of dist/deploy.yaml (what deploy applied) exists; the manager's image is IMG.
+kubectl get -f dist/deploy.yaml
+deployed=$(kubectl -n "$system" get deployment demo-microservice-controller-manager \
+  -o jsonpath='{.spec.template.spec.containers[0].image}')
+[ "$deployed" = "$image" ] || fail "make deploy: the manager's image is '$deployed', not $image"
+pass "make deploy"
+start_manager
+sample_becomes_a_deployment
+make undeploy
+stop_manager
+left=$(kubectl get -f dist/deploy.yaml --ignore-not-found -o name)
+[ -z "$left" ] || fail "make undeploy left: $left"
+gone deployment demomicroservice-sample || fail "make undeploy left the sample's Deployment"
+pass "make undeploy"
+echo "e2e: $passed passed, 0 failed"

@@ -21,12 +21,13 @@ emulator-test: tools ## Only the API emulator's own tests (pytest, a few seconds
 e2e: tools ## Only the end-to-end part: generated operators against the API emulator (emulator/)
 	scripts/e2e.sh
 
-tools: $(VENV)/.installed ## Install kubernetes-validate, check-jsonschema and the emulator's packages into target/venv
+tools: $(VENV)/.installed ## Install kubernetes-validate, check-jsonschema, zizmor and the emulator's packages into target/venv
 
-$(VENV)/.installed: emulator/requirements.txt
+# Remade when the list below or the emulator's requirements change.
+$(VENV)/.installed: emulator/requirements.txt Makefile
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check kubernetes-validate check-jsonschema \
-	  -r emulator/requirements.txt
+	  zizmor -r emulator/requirements.txt
 	touch $@
 
 lint: ## rustfmt and clippy, as CI runs them

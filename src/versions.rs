@@ -11,7 +11,6 @@ pub struct Versions {
     /// The k8s-openapi feature choosing the Kubernetes API version compiled in.
     pub k8s_openapi_feature: &'static str,
     pub kubernetes: &'static str,
-    pub kube_lease_manager: &'static str,
     pub schemars: &'static str,
     pub serde_saphyr: &'static str,
     /// The Rust toolchain image the generated Dockerfile builds with.
@@ -23,7 +22,6 @@ pub const VERSIONS: Versions = Versions {
     k8s_openapi: "0.29",
     k8s_openapi_feature: "v1_37",
     kubernetes: "1.37",
-    kube_lease_manager: "0.13",
     schemars: "1",
     serde_saphyr: "2.2",
     rust: "1.95",

@@ -1219,3 +1219,24 @@ fn alpha_generate_replays_the_project_into_a_new_folder() {
     .stdout(contains("nothing was written"));
     assert!(!tmp.path().join("other").exists());
 }
+
+#[test]
+fn alpha_generate_reproduces_the_checked_in_example() {
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-microservice");
+    let (tmp, _dir) = project_dir("unused");
+    let out = tmp.path().join("demo-microservice");
+    let args = [
+        "alpha",
+        "generate",
+        "--input-dir",
+        example.to_str().unwrap(),
+        "--output-dir",
+    ];
+    rbuilder(tmp.path(), &[&args[..], &[out.to_str().unwrap()]].concat()).success();
+    let mut checked_in = snapshot(&example);
+    checked_in.retain(|path, _| {
+        !path.starts_with("target") && path != std::path::Path::new("Cargo.lock")
+    });
+    assert_eq!(checked_in, snapshot(&out));
+}

@@ -3,11 +3,11 @@
 //! `cargo fmt --check`, `cargo build`, `cargo test`, `cargo clippy -D warnings`,
 //! `manifests --check` and `make manifests` (no drift), `kubectl kustomize` of config/default
 //! and config/samples with `kubernetes-validate --strict`, and each sample against its CRD's
-//! schema with `check-jsonschema`.
+//! schema with `check-jsonschema`; the GitHub workflows with zizmor.
 //!
 //! Slow (minutes): every variant shares one cargo target folder, `target/generated`, so the
-//! dependencies compile once. Needs cargo, make, kubectl, kubernetes-validate and
-//! check-jsonschema on PATH (`make test` installs the last two).
+//! dependencies compile once. Needs cargo, make, kubectl, kubernetes-validate,
+//! check-jsonschema and zizmor on PATH (`make test` installs the last three).
 
 mod common;
 
@@ -229,6 +229,13 @@ fn init_only_project() {
     scaffold(&dir, &["init", "--domain", "my.domain"]);
     lock(&dir);
     check_project(&dir);
+    // The GitHub workflows pass zizmor's audits: actions pinned to a commit, no persisted
+    // credentials, least permissions. (Offline: the audits that ask GitHub are skipped.)
+    run(
+        &dir,
+        "zizmor",
+        &["--offline", "--no-progress", ".github/workflows"],
+    );
     // Before the first API there are no e2e tests; the target says so instead of failing
     // with cargo's "no test target named e2e".
     let e2e = run(&dir, "make", &["test-e2e"]);
@@ -280,6 +287,48 @@ fn demo_microservice_example_is_current_and_works() {
         );
     }
     check_project(&example);
+    check_runtime(&example);
+}
+
+/// The runtime crate's own tests and lints, once (it is the same in every project).
+fn check_runtime(dir: &Path) {
+    run(
+        dir,
+        "cargo",
+        &[
+            "test",
+            "--locked",
+            "-p",
+            "rbuilder-runtime",
+            "--all-features",
+        ],
+    );
+    run(
+        dir,
+        "cargo",
+        &[
+            "clippy",
+            "--locked",
+            "-p",
+            "rbuilder-runtime",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    // An up-to-date project: `rbuilder update` has nothing to write.
+    let update = rbuilder(dir, &["update", "--dry-run"])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let update = String::from_utf8_lossy(&update);
+    assert!(
+        !update.contains("update ") && !update.contains("create ") && !update.contains("delete "),
+        "{update}"
+    );
 }
 
 #[test]

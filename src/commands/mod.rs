@@ -50,14 +50,12 @@ fn current_dir() -> Result<PathBuf> {
 
 fn version_text() -> String {
     format!(
-        "rbuilder {}\ngenerates projects for: kube {}, k8s-openapi {} (Kubernetes {}, feature {}), \
-         kube-lease-manager {}\n",
+        "rbuilder {}\ngenerates projects for: kube {}, k8s-openapi {} (Kubernetes {}, feature {})\n",
         env!("CARGO_PKG_VERSION"),
         VERSIONS.kube,
         VERSIONS.k8s_openapi,
         VERSIONS.kubernetes,
         VERSIONS.k8s_openapi_feature,
-        VERSIONS.kube_lease_manager,
     )
 }
 

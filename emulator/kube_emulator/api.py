@@ -3,7 +3,8 @@ the API server's write pipeline:
 
     decode -> (custom resources: prune unknown fields, default) -> mutating webhooks ->
     (prune, default again) -> validation (metadata, schema, CEL) -> validating webhooks ->
-    conversion to the storage version -> store (with an optimistic concurrency check)
+    managedFields (managed.py) -> conversion to the storage version -> store (with an
+    optimistic concurrency check)
 
 A PATCH (or a PUT without resourceVersion) that loses a race with another write during the
 webhook calls is retried on the new state, as the API server's GuaranteedUpdate does; a PUT
@@ -16,12 +17,12 @@ import copy
 from dataclasses import dataclass, field
 
 from . import admission as adm
-from . import builtin_checks, cel, conversion, crds, errors, objects, patch, schema
+from . import builtin_checks, cel, conversion, crds, errors, managed, objects, patch, schema
 from .errors import FieldError, Warnings
 from .lifecycle import CRDS, NAMESPACES, Lifecycle
 from .resources import REVIEWS, Registry, ResourceType
 from .selectors import parse_fields, parse_labels
-from .store import Store, meta
+from .store import Store, meta, now
 
 SYSTEM_NAMESPACES = ('default', 'kube-system', 'kube-public', 'kube-node-lease')
 
@@ -48,6 +49,7 @@ class Call:
     params: dict = field(default_factory=dict)
     user: object = None
     warnings: Warnings = field(default_factory=Warnings)
+    user_agent: str = ''   # names the field manager when the request has no fieldManager
 
     @property
     def dry_run(self) -> bool:
@@ -117,12 +119,14 @@ class Api:
 
     # ---- create ----------------------------------------------------------------------------
 
-    async def create(self, call: Call, body) -> dict:
+    async def create(self, call: Call, body, applied: dict | None = None) -> dict:
+        """`applied`: the body of the server-side apply that creates the object."""
         rt = call.rt
         obj = self._decode(call, body)
         if rt.key in REVIEWS:
             return self._review(call, obj)
         md = obj['metadata']
+        provided = md.get('managedFields', managed.ABSENT)
         for k in objects.SERVER_FIELDS + ('resourceVersion',):
             md.pop(k, None)
         if not md.get('name') and md.get('generateName'):
@@ -152,6 +156,7 @@ class Api:
         obj = self._prune_and_default(call, obj, warn=False)
         self._validate(call, obj, None)
         await self.admission.validate(request, obj, None, call.warnings)
+        obj = managed.with_managed_fields(obj, managed.updated(self._field_write(call, applied), None, obj, provided, applied))
         stored = await self._to_storage(rt, obj)
         if self.store.get(call.key, call.namespace if rt.namespaced else '', call.name) is not None:
             raise errors.already_exists(rt.plural, rt.group, call.name)
@@ -218,6 +223,9 @@ class Api:
             if not call.params.get('fieldManager'):
                 raise errors.invalid(call.rt.kind, call.rt.group, call.name, [FieldError(errors.REQUIRED, 'fieldManager', detail='is required for apply patch')])
             self._check_type(call, body)
+            if (body.get('metadata') or {}).get('managedFields') is not None:
+                raise errors.bad_request('metadata.managedFields must be nil')
+        applied = body if content_type == patch.APPLY else None
         for _ in range(RETRIES):
             old = self.store.get(call.key, call.namespace, call.name)
             if old is None:
@@ -226,7 +234,7 @@ class Api:
                 obj = copy.deepcopy(body)
                 obj.setdefault('metadata', {})['name'] = call.name
                 try:
-                    return await self.create(call, obj), True
+                    return await self.create(call, obj, applied), True
                 except errors.ApiError as e:
                     if e.reason == 'AlreadyExists':
                         continue   # created meanwhile: apply to it
@@ -236,16 +244,17 @@ class Api:
             wanted_rv = meta(new).get('resourceVersion')
             if wanted_rv and wanted_rv != meta(old)['resourceVersion']:
                 raise errors.conflict(call.rt.plural, call.rt.group, call.name, errors.MODIFIED)
-            result = await self._write(call, old, new)
+            result = await self._write(call, old, new, applied)
             if result is not None:
                 return result, False
         raise errors.conflict(call.rt.plural, call.rt.group, call.name, errors.MODIFIED)
 
-    async def _write(self, call: Call, old: dict, new: dict) -> dict | None:
+    async def _write(self, call: Call, old: dict, new: dict, applied: dict | None = None) -> dict | None:
         """Stores `new` (in the request's version) over `old` (stored); None if `old` changed
-        meanwhile (the caller retries)."""
+        meanwhile (the caller retries). `applied`: the body of a server-side apply."""
         rt = call.rt
         self._check_type(call, new)
+        provided = (new.get('metadata') or {}).get('managedFields', managed.ABSENT)
         old_view = (await self.present(rt, [old]))[0]
         new = objects.carry_server_fields(new, old_view)
         new['metadata']['name'] = call.name
@@ -260,6 +269,7 @@ class Api:
         new = self._prune_and_default(call, new, warn=False)
         self._validate(call, new, old_view)
         await self.admission.validate(request, new, old_view, call.warnings)
+        new = managed.with_managed_fields(new, managed.updated(self._field_write(call, applied), old_view, new, provided, applied))
         unchanged_rv = meta(old)['resourceVersion']
         new['metadata']['resourceVersion'] = unchanged_rv
         if objects.same_state(new, old_view):
@@ -320,6 +330,18 @@ class Api:
                 'metadata': {'resourceVersion': str(self.store.rv)}, 'items': await self.present(call.rt, deleted)}
 
     # ---- the pieces of the pipeline --------------------------------------------------------
+
+    def _field_write(self, call: Call, applied: dict | None) -> managed.Write:
+        """The request as the field manager records it (see managed.py)."""
+        rt = call.rt
+        crd = self.crd_of(rt)
+        version = crd.versions.get(rt.version) if crd else None
+        return managed.Write(
+            manager=call.params.get('fieldManager') or managed.manager_from_user_agent(call.user_agent),
+            operation=managed.APPLY if applied is not None else managed.UPDATE,
+            api_version=rt.api_version, subresource=call.subresource,
+            has_status='status' in rt.subresources,
+            schema=(version.schema or {}) if version else managed.BUILTIN, time=now())
 
     def _check_type(self, call: Call, obj):
         if not isinstance(obj, dict):

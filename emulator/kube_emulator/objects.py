@@ -30,7 +30,8 @@ QUALIFIED_MSG = ("name part must consist of alphanumeric characters, '-', '_' or
 LABEL_NAMED = {('', 'namespaces'), ('', 'services')}
 PATH_SEGMENT_NAMED = {('rbac.authorization.k8s.io', p) for p in ('roles', 'rolebindings', 'clusterroles', 'clusterrolebindings')}
 
-# Set by the server; ignored when a client sends them (resourceVersion is checked apart).
+# Set by the server; ignored when a client sends them (resourceVersion is checked apart, and
+# the managedFields a client sends are read before, by managed.py).
 SERVER_FIELDS = ('uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds',
                  'generation', 'selfLink', 'managedFields')
 
@@ -107,9 +108,10 @@ def content(obj: dict) -> dict:
 
 
 def same_state(a: dict, b: dict) -> bool:
-    """Whether a write changes nothing (then the API server stores nothing and sends no event)."""
+    """Whether a write changes nothing (then the API server stores nothing and sends no event).
+    managedFields count: a write that only changes who owns a field is stored."""
     def strip(o):
-        md = {k: v for k, v in (o.get('metadata') or {}).items() if k not in ('resourceVersion', 'managedFields')}
+        md = {k: v for k, v in (o.get('metadata') or {}).items() if k != 'resourceVersion'}
         return {**o, 'metadata': md}
     return strip(a) == strip(b)
 
@@ -133,6 +135,7 @@ def split_status(new: dict, old: dict, status_write: bool) -> dict:
     the status."""
     if status_write:
         out = copy.copy(old)
+        out['metadata'] = dict(old.get('metadata') or {})   # written to later; `old` may be stored
         if 'status' in new:
             out['status'] = new['status']
         else:

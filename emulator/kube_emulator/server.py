@@ -130,7 +130,8 @@ class Server:
         if route.namespace and not rt.namespaced:
             raise errors.ApiError(404, 'NotFound', 'the server could not find the requested resource')
         params = dict(request.query)
-        call = Call(rt, route.namespace if rt.namespaced else '', route.name, route.subresource, params, user)
+        call = Call(rt, route.namespace if rt.namespaced else '', route.name, route.subresource, params, user,
+                    user_agent=request.headers.get('User-Agent', ''))
         method = request.method
         if rt.namespaced and not route.namespace and (route.name or method not in ('GET',)):
             raise errors.ApiError(404, 'NotFound', 'the server could not find the requested resource')

@@ -60,10 +60,10 @@ class Client:
             self.session.headers['Authorization'] = f'Bearer {token}'
         self.last = None
 
-    def request(self, method, path, body=None, content_type='application/json', **params):
+    def request(self, method, path, body=None, content_type='application/json', headers=None, **params):
         data = None if body is None else (body if isinstance(body, str) else json.dumps(body))
         self.last = self.session.request(method, self.url + path, data=data, params=params or None,
-                                         headers={'Content-Type': content_type}, timeout=30)
+                                         headers={'Content-Type': content_type, **(headers or {})}, timeout=30)
         try:
             return self.last.status_code, self.last.json()
         except ValueError:
@@ -72,16 +72,16 @@ class Client:
     def get(self, path, **params):
         return self.request('GET', path, **params)
 
-    def post(self, path, body, **params):
-        return self.request('POST', path, body, **params)
+    def post(self, path, body, headers=None, **params):
+        return self.request('POST', path, body, headers=headers, **params)
 
-    def put(self, path, body, **params):
-        return self.request('PUT', path, body, **params)
+    def put(self, path, body, headers=None, **params):
+        return self.request('PUT', path, body, headers=headers, **params)
 
-    def patch(self, path, body, kind='merge', **params):
+    def patch(self, path, body, kind='merge', headers=None, **params):
         types = {'merge': 'application/merge-patch+json', 'json': 'application/json-patch+json',
                  'apply': 'application/apply-patch+yaml', 'strategic': 'application/strategic-merge-patch+json'}
-        return self.request('PATCH', path, body, types[kind], **params)
+        return self.request('PATCH', path, body, types[kind], headers=headers, **params)
 
     def delete(self, path, body=None, **params):
         return self.request('DELETE', path, body, **params)

@@ -51,3 +51,15 @@ def test_deleting_an_owner_looks_at_its_dependents_not_at_the_store(emu, api):
     cost = examined_by(emu, lambda: api.delete(f'{CM}/owner'))
     assert api.get(f'{CM}/child')[0] in (200, 404)
     assert cost < 10, cost
+
+
+def test_managed_fields_stay_bounded_however_many_managers_update_an_object(api):
+    api.post(CM, {'metadata': {'name': 'busy'}})
+    for i in range(30):
+        api.patch(f'{CM}/busy', {'data': {f'k{i}': 'v'}}, fieldManager=f'manager-{i}')
+    _, obj = api.get(f'{CM}/busy')
+    updates = [e for e in obj['metadata']['managedFields'] if e['operation'] == 'Update']
+    # The API server's cap: the oldest Update entries merge into `ancient-changes`, nothing is lost.
+    assert len(updates) == 10 and 'ancient-changes' in [e['manager'] for e in updates]
+    owned = set().union(*(e['fieldsV1']['f:data'] for e in updates))
+    assert {f'f:k{i}' for i in range(30)} <= owned

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 use crate::project::License;
@@ -73,7 +73,7 @@ pub struct InitArgs {
     pub owner: Option<String>,
     /// The license header put at the top of generated source files
     #[arg(long, value_enum, default_value = "apache2")]
-    pub license: License,
+    pub license: LicenseArg,
     /// Watch one namespace (WATCH_NAMESPACE) with a Role instead of the whole cluster
     #[arg(long)]
     pub namespaced: bool,
@@ -83,6 +83,24 @@ pub struct InitArgs {
     /// Print the files that would be written, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// `--license`: the license header of generated source files.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LicenseArg {
+    Apache2,
+    Mit,
+    None,
+}
+
+impl From<LicenseArg> for License {
+    fn from(license: LicenseArg) -> Self {
+        match license {
+            LicenseArg::Apache2 => License::Apache2,
+            LicenseArg::Mit => License::Mit,
+            LicenseArg::None => License::None,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

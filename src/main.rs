@@ -3,6 +3,8 @@
 
 mod cli;
 mod commands;
+mod license;
+mod manifests;
 mod model;
 mod project;
 mod scaffold;

@@ -1,7 +1,12 @@
 //! The PROJECT file: kubebuilder's record of how a project was scaffolded, which later
 //! commands read to extend it. The format follows kubebuilder's (version "3") with rbuilder's
 //! own layout name, so the same tools and habits apply.
+//!
+//! Names in it are read into the validated types of `model` (a broken name is an error at
+//! load, with the file's line), and the questions commands ask of a project ("does this kind
+//! have a controller in another version?") are methods here, asked in one way.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
@@ -30,7 +35,7 @@ pub struct Project {
     /// The rbuilder that scaffolded the project, or last updated it (`rbuilder update`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,
-    pub domain: String,
+    pub domain: Domain,
     pub layout: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub multigroup: bool,
@@ -43,13 +48,14 @@ pub struct Project {
     pub license: License,
     #[serde(default, skip_serializing_if = "Plugins::is_empty")]
     pub plugins: Plugins,
-    pub project_name: String,
+    pub project_name: ProjectName,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<ResourceEntry>,
     pub version: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+/// The license header of the project's source files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum License {
     Apache2,
@@ -67,13 +73,14 @@ pub struct ResourceEntry {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub controller: bool,
     pub domain: String,
-    pub group: String,
-    pub kind: String,
+    /// `""` for Kubernetes' core group (Pods, Secrets, ...).
+    pub group: Group,
+    pub kind: Kind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plural: Option<String>,
+    pub plural: Option<Plural>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub short_names: Vec<String>,
-    pub version: String,
+    pub short_names: Vec<ShortName>,
+    pub version: Version,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,36 +117,63 @@ pub struct DeployImagePlugin {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeployImageEntry {
     pub domain: String,
-    pub group: String,
-    pub kind: String,
+    pub group: Group,
+    pub kind: Kind,
     pub options: DeployImageOptions,
-    pub version: String,
+    pub version: Version,
 }
 
+/// The deploy-image options, written as kubebuilder writes them (numbers as strings:
+/// `containerPort: "11211"`); numbers are read too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeployImageOptions {
     pub image: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container_command: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "number_as_string"
+    )]
     pub container_port: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "number_as_string"
+    )]
     pub run_as_user: Option<i64>,
+}
+
+impl ResourceEntry {
+    /// Whether this is the resource `group/version kind`.
+    pub fn is(&self, group: &Group, version: &Version, kind: &Kind) -> bool {
+        self.group == *group && self.version == *version && self.kind == *kind
+    }
+
+    /// A Kubernetes built-in type (no CRD in this project).
+    pub fn is_builtin(&self) -> bool {
+        self.api.is_none()
+    }
+
+    /// The CRD's scope; built-in types report `true` (their scope is Kubernetes').
+    pub fn namespaced(&self) -> bool {
+        self.api.as_ref().is_none_or(|api| api.namespaced)
+    }
 }
 
 impl Project {
     pub fn new(name: &ProjectName, domain: &Domain) -> Self {
         Self {
             cli_version: Some(CLI_VERSION.to_owned()),
-            domain: domain.to_string(),
+            domain: domain.clone(),
             layout: vec![LAYOUT.to_owned()],
             multigroup: false,
             namespaced: false,
             owner: None,
             license: License::Apache2,
             plugins: Plugins::default(),
-            project_name: name.to_string(),
+            project_name: name.clone(),
             resources: Vec::new(),
             version: FORMAT_VERSION.to_owned(),
         }
@@ -162,6 +196,7 @@ impl Project {
     }
 
     pub fn parse(text: &str) -> Result<Self> {
+        check_layout(text)?;
         let project: Self = serde_saphyr::from_str(text).map_err(|e| {
             let what = yaml_error(&e);
             anyhow::anyhow!("{what}; fix the YAML, or restore the file from version control")
@@ -170,37 +205,19 @@ impl Project {
         Ok(project)
     }
 
-    /// Semantic checks: a PROJECT that parses may still name a layout or values rbuilder
-    /// cannot work with.
+    /// What parsing cannot check.
     fn check(&self) -> Result<()> {
-        if self.layout.iter().all(|l| l != LAYOUT) {
-            bail!(
-                "its layout is {:?}, but this rbuilder understands only '{LAYOUT}' (a project \
-                 made by kubebuilder or a newer rbuilder needs that tool)",
-                self.layout
-            );
-        }
         if self.version != FORMAT_VERSION {
             bail!(
                 "its version is '{}', but rbuilder reads version '{FORMAT_VERSION}'",
                 self.version
             );
         }
-        ProjectName::parse(&self.project_name)?;
-        Domain::parse(&self.domain)?;
-        for r in &self.resources {
-            // Built-in types of the core API group (Pods, Services) have an empty group.
-            if !(r.api.is_none() && r.group.is_empty()) {
-                Group::parse(&r.group)?;
-            }
-            Version::parse(&r.version)?;
-            Kind::parse(&r.kind)?;
-            if let Some(plural) = &r.plural {
-                Plural::parse(plural)?;
-            }
-            for short in &r.short_names {
-                ShortName::parse(short)?;
-            }
+        if let Some(r) = self.custom_resources().find(|r| r.group.is_core()) {
+            bail!(
+                "resource {} has an empty group, which only Kubernetes' built-in types have",
+                r.kind
+            );
         }
         Ok(())
     }
@@ -212,22 +229,82 @@ impl Project {
 
     /// The resources with a CRD in this project (not built-in types).
     pub fn custom_resources(&self) -> impl Iterator<Item = &ResourceEntry> {
-        self.resources.iter().filter(|r| r.api.is_some())
+        self.resources.iter().filter(|r| !r.is_builtin())
     }
 
-    /// What `create api --image` recorded for `group/version kind`, if it was scaffolded so.
-    pub fn deploy_image_entry(
+    /// The entry of the resource `group/version kind`, if the project has it.
+    pub fn find(&self, group: &Group, version: &Version, kind: &Kind) -> Option<&ResourceEntry> {
+        self.resources.iter().find(|r| r.is(group, version, kind))
+    }
+
+    /// The versions of the project's own `kind` in `group`, in the order they were added.
+    pub fn versions_of<'a>(
+        &'a self,
+        group: &'a Group,
+        kind: &'a Kind,
+    ) -> impl Iterator<Item = &'a ResourceEntry> {
+        self.custom_resources()
+            .filter(move |r| r.group == *group && r.kind == *kind)
+    }
+
+    /// The version of `kind` in `group`, other than `version`, whose controller reconciles the
+    /// kind (a kind has one controller for all its versions).
+    pub fn controller_elsewhere(
         &self,
-        group: &str,
-        version: &str,
-        kind: &str,
-    ) -> Option<&DeployImageEntry> {
+        group: &Group,
+        kind: &Kind,
+        version: &Version,
+    ) -> Option<&ResourceEntry> {
+        self.resources
+            .iter()
+            .find(|r| r.group == *group && r.kind == *kind && r.version != *version && r.controller)
+    }
+
+    /// The API groups of the project's own resources.
+    pub fn groups(&self) -> BTreeSet<&Group> {
+        self.custom_resources().map(|r| &r.group).collect()
+    }
+
+    /// What `create api --image` recorded for `entry`, if it was scaffolded so.
+    pub fn deploy_image(&self, entry: &ResourceEntry) -> Option<&DeployImageEntry> {
         self.plugins
             .deploy_image
             .iter()
             .flat_map(|plugin| &plugin.resources)
-            .find(|e| e.group == group && e.version == version && e.kind == kind)
+            .find(|e| entry.is(&e.group, &e.version, &e.kind))
     }
+}
+
+/// Refuses, with a message saying what to do, a PROJECT of another layout (a kubebuilder Go
+/// project, say), before its fields are read as rbuilder's.
+fn check_layout(text: &str) -> Result<()> {
+    #[derive(Deserialize)]
+    struct Layout {
+        #[serde(default)]
+        layout: Vec<String>,
+    }
+    // A file that does not parse at all gets the parser's message below.
+    let Ok(Layout { layout }) = serde_saphyr::from_str::<Layout>(text) else {
+        return Ok(());
+    };
+    if layout.iter().any(|l| l == LAYOUT) {
+        return Ok(());
+    }
+    let layouts = layout.join(", ");
+    if layout
+        .iter()
+        .any(|l| l.ends_with(".kubebuilder.io/v4") || l.contains("kubebuilder.io"))
+    {
+        bail!(
+            "it is a kubebuilder project (layout {layouts}), which rbuilder cannot extend: it \
+             scaffolds Rust, not Go. Use kubebuilder in this folder, or start a Rust operator \
+             with `rbuilder init` in a new folder"
+        );
+    }
+    bail!(
+        "its layout is '{layouts}', but this rbuilder understands only '{LAYOUT}' (a project made \
+         by another tool, or by a newer rbuilder, needs that tool)"
+    )
 }
 
 /// A YAML parser's error in one line: its message comes with a source snippet on further
@@ -240,6 +317,47 @@ pub fn yaml_error(error: &impl std::fmt::Display) -> String {
         .unwrap_or_default()
         .trim_start_matches("error: ")
         .to_owned()
+}
+
+/// Serde for an optional number written as a string, as kubebuilder writes the deploy-image
+/// options; a number is read too.
+mod number_as_string {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer, T: Display>(
+        value: &Option<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => serializer.serialize_str(&value.to_string()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: FromStr,
+        T::Err: Display,
+    {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Number(i64),
+            Text(String),
+        }
+        let text = match Option::<Written>::deserialize(deserializer)? {
+            None => return Ok(None),
+            Some(Written::Number(n)) => n.to_string(),
+            Some(Written::Text(text)) => text,
+        };
+        text.parse()
+            .map(Some)
+            .map_err(|e| serde::de::Error::custom(format!("'{text}': {e}")))
+    }
 }
 
 #[cfg(test)]
@@ -259,24 +377,24 @@ mod tests {
             }),
             controller: true,
             domain: "my.domain".into(),
-            group: "devops".into(),
-            kind: "DemoMicroService".into(),
-            plural: Some("demomicroservices".into()),
-            short_names: vec!["dms".into()],
-            version: "v1".into(),
+            group: Group::parse("devops").unwrap(),
+            kind: Kind::parse("DemoMicroService").unwrap(),
+            plural: Some(Plural::parse("demomicroservices").unwrap()),
+            short_names: vec![ShortName::parse("dms").unwrap()],
+            version: Version::parse("v1").unwrap(),
         });
         p.plugins.deploy_image = Some(DeployImagePlugin {
             resources: vec![DeployImageEntry {
                 domain: "my.domain".into(),
-                group: "devops".into(),
-                kind: "DemoMicroService".into(),
+                group: Group::parse("devops").unwrap(),
+                kind: Kind::parse("DemoMicroService").unwrap(),
                 options: DeployImageOptions {
                     image: "stefanprodan/podinfo:6.7.1".into(),
                     container_command: None,
                     container_port: Some(9898),
                     run_as_user: Some(1001),
                 },
-                version: "v1".into(),
+                version: Version::parse("v1").unwrap(),
             }],
         });
         p
@@ -292,20 +410,36 @@ mod tests {
     }
 
     #[test]
+    fn deploy_image_numbers_are_written_as_kubebuilder_writes_them_and_read_either_way() {
+        let yaml = sample().to_yaml().unwrap();
+        assert!(yaml.contains("containerPort: \"9898\""), "{yaml}");
+        assert!(yaml.contains("runAsUser: \"1001\""), "{yaml}");
+        let numbers = yaml
+            .replace("containerPort: \"9898\"", "containerPort: 9898")
+            .replace("runAsUser: \"1001\"", "runAsUser: 1001");
+        assert_eq!(Project::parse(&numbers).unwrap(), sample());
+        let bad = yaml.replace("containerPort: \"9898\"", "containerPort: \"http\"");
+        let err = format!("{:#}", Project::parse(&bad).unwrap_err());
+        assert!(err.contains("'http'"), "{err}");
+    }
+
+    #[test]
     fn rejects_other_layouts_and_broken_files() {
-        let yaml = sample()
-            .to_yaml()
-            .unwrap()
-            .replace(LAYOUT, "go.kubebuilder.io/v4");
-        let err = format!("{:#}", Project::parse(&yaml).unwrap_err());
-        assert!(err.contains("go.kubebuilder.io/v4"), "{err}");
+        let yaml = sample().to_yaml().unwrap();
+        let go = yaml.replace(LAYOUT, "go.kubebuilder.io/v4");
+        let err = format!("{:#}", Project::parse(&go).unwrap_err());
+        assert!(
+            err.contains("kubebuilder project (layout go.kubebuilder.io/v4)"),
+            "{err}"
+        );
+        let other = yaml.replace(LAYOUT, "other.tool/v1");
+        let err = format!("{:#}", Project::parse(&other).unwrap_err());
+        assert!(err.contains("'other.tool/v1'"), "{err}");
 
         assert!(Project::parse("domain: [").is_err());
         assert!(Project::parse("domain: x\n").is_err());
-        let bad_kind = sample()
-            .to_yaml()
-            .unwrap()
-            .replace("kind: DemoMicroService", "kind: demo");
-        assert!(Project::parse(&bad_kind).is_err());
+        let bad_kind = yaml.replace("kind: DemoMicroService", "kind: demo");
+        let err = format!("{:#}", Project::parse(&bad_kind).unwrap_err());
+        assert!(err.contains("invalid kind 'demo'"), "{err}");
     }
 }

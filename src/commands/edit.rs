@@ -14,14 +14,11 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     let Some(multigroup) = args.multigroup else {
         bail!("nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`");
     };
-    let groups: std::collections::BTreeSet<&str> = project
-        .custom_resources()
-        .map(|r| r.group.as_str())
-        .collect();
+    let groups: Vec<String> = project.groups().iter().map(ToString::to_string).collect();
     if !multigroup && groups.len() > 1 {
         bail!(
             "the project has APIs in several groups ({}), so it must stay multigroup",
-            groups.into_iter().collect::<Vec<_>>().join(", ")
+            groups.join(", ")
         );
     }
     let before = project.multigroup;

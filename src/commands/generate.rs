@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{create_api, init, project_context, say};
+use super::{create_api, init, say};
 use crate::cli::{CreateApiArgs, GenerateArgs};
 use crate::project::{Project, ResourceEntry};
+use crate::scaffold::project_context;
 
 pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
     let input = root.join(&args.input_dir);
@@ -101,21 +102,20 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
 
 /// The `create api` arguments that scaffold what `entry` records.
 fn create_api_args(project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
-    let builtin = entry.api.is_none();
-    let deploy_image = project.deploy_image_entry(&entry.group, &entry.version, &entry.kind);
-    let options = deploy_image.map(|d| &d.options);
+    let builtin = entry.is_builtin();
+    let options = project.deploy_image(entry).map(|d| &d.options);
     CreateApiArgs {
         // PROJECT records Kubernetes' core group as "", the command line calls it "core".
-        group: if builtin && entry.group.is_empty() {
-            "core".into()
-        } else {
-            entry.group.clone()
-        },
-        version: entry.version.clone(),
-        kind: entry.kind.clone(),
-        plural: entry.plural.clone().filter(|_| !builtin),
+        group: entry.group.display_name().to_owned(),
+        version: entry.version.to_string(),
+        kind: entry.kind.to_string(),
+        plural: entry
+            .plural
+            .as_ref()
+            .filter(|_| !builtin)
+            .map(ToString::to_string),
         namespaced: entry.api.as_ref().map(|api| api.namespaced),
-        short_names: entry.short_names.clone(),
+        short_names: entry.short_names.iter().map(ToString::to_string).collect(),
         resource: !builtin,
         controller: (!builtin).then_some(entry.controller),
         force: false,

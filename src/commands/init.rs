@@ -4,11 +4,12 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
-use super::manifests::normalized;
-use super::{finish, owned_files, project_context};
+use super::{finish, owned_files};
 use crate::cli::InitArgs;
+use crate::manifests::normalized;
 use crate::model::{Domain, ProjectName};
 use crate::project::{self, Project};
+use crate::scaffold::project_context;
 use crate::scaffold::{Plan, Templates};
 
 /// Where init's templates live under `templates/`; each renders to the same path in the project.
@@ -44,7 +45,7 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
 
     let mut project = Project::new(&name, &domain);
     project.owner = args.owner.clone();
-    project.license = args.license;
+    project.license = args.license.into();
     project.namespaced = args.namespaced;
     project.multigroup = args.multigroup;
 

@@ -9,10 +9,11 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use super::generate::{Scratch, replay};
-use super::{finish, owned_files, project_context};
+use super::{finish, owned_files};
 use crate::cli::UpdateArgs;
 use crate::project::{self, CLI_VERSION, Project};
 use crate::scaffold::owned::{self, State};
+use crate::scaffold::project_context;
 use crate::scaffold::{Plan, Templates};
 
 /// Files a new scaffold writes differently from the project's by design: they are generated

@@ -8,4 +8,4 @@ mod resource;
 
 pub use image::ImageReference;
 pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
-pub use resource::{DeployImage, Flavor, Resource};
+pub use resource::{CustomSpec, DeployImage, Flavor, Resource};

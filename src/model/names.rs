@@ -6,7 +6,7 @@ use std::fmt;
 
 use anyhow::{Result, bail};
 use heck::ToSnakeCase;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most characters a DNS-1123 label may have.
 const MAX_LABEL: usize = 63;
@@ -54,7 +54,8 @@ fn dns_subdomain_problem(s: &str) -> Option<String> {
 }
 
 /// The project's domain, e.g. `my.domain`: API groups are `<group>.<domain>`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Domain(String);
 
 impl Domain {
@@ -81,17 +82,19 @@ impl Domain {
     }
 }
 
-/// An API group's short name, e.g. `devops` in `devops.my.domain`. Empty for the core group
-/// of built-in types (Pods, Services, ...).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// An API group's name without the project's domain, e.g. `devops` in `devops.my.domain`
+/// (kubebuilder accepts a DNS-1123 subdomain: `example.com` works too). Empty for the core
+/// group of built-in types (Pods, Services, ...).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Group(String);
 
 impl Group {
     pub fn parse(s: &str) -> Result<Self> {
-        if let Some(why) = dns_label_problem(s) {
+        if let Some(why) = dns_subdomain_problem(s) {
             bail!(
-                "invalid group '{s}': {why}; a group is a DNS-1123 label such as 'devops', \
-                 'batch' or 'web-apps'"
+                "invalid group '{s}': {why}; a group is a DNS-1123 subdomain such as 'devops', \
+                 'web-apps' or 'example.com'"
             );
         }
         Ok(Self(s.to_owned()))
@@ -102,9 +105,19 @@ impl Group {
         Self(String::new())
     }
 
-    /// The group's Rust module in a multigroup project (`web-apps` -> `web_apps`).
+    pub fn is_core(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The group as users read it: `core` for the core group.
+    pub fn display_name(&self) -> &str {
+        if self.is_core() { "core" } else { &self.0 }
+    }
+
+    /// The group's Rust module in a multigroup project: `web-apps` -> `web_apps`,
+    /// `example.com` -> `example_com`.
     pub fn module(&self) -> Result<String> {
-        let module = self.0.replace('-', "_");
+        let module = self.0.replace(['-', '.'], "_");
         if module.starts_with(|c: char| c.is_ascii_digit())
             || RUST_KEYWORDS.contains(&module.as_str())
             || RESERVED_MODULES.contains(&module.as_str())
@@ -134,7 +147,8 @@ impl Group {
 }
 
 /// An API version in the Kubernetes convention: `v1`, `v1alpha1`, `v2beta3`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Version(String);
 
 impl Version {
@@ -221,7 +235,8 @@ const RESERVED_MODULES: &[&str] = &[
 ];
 
 /// A resource kind: UpperCamelCase ASCII, e.g. `DemoMicroService`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Kind(String);
 
 impl Kind {
@@ -314,7 +329,8 @@ impl RustModule {
 }
 
 /// The resource's plural, e.g. `demomicroservices`: the CRD's name is `<plural>.<group>`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Plural(String);
 
 impl Plural {
@@ -345,7 +361,8 @@ impl Plural {
 }
 
 /// A short name for `kubectl get`, e.g. `dms`: lower-case letters and digits.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct ShortName(String);
 
 impl ShortName {
@@ -367,7 +384,8 @@ impl ShortName {
 
 /// The project's name, e.g. `example`: the Cargo package, the manager binary, the kustomize
 /// name prefix and the namespace `<name>-system`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct ProjectName(String);
 
 /// Names the generated Cargo package cannot take: its own dependencies, binaries and test
@@ -522,6 +540,31 @@ macro_rules! display_as_str {
 }
 display_as_str!(Domain, Group, Version, Kind, Plural, ShortName, ProjectName);
 
+/// Reading a name from a file (PROJECT) validates it as the command line does.
+macro_rules! parsed_from_string {
+    ($($name:ident),*) => {$(
+        impl TryFrom<String> for $name {
+            type Error = anyhow::Error;
+            fn try_from(s: String) -> Result<Self> {
+                Self::parse(&s)
+            }
+        }
+    )*};
+}
+parsed_from_string!(Domain, Version, Kind, Plural, ShortName, ProjectName);
+
+impl TryFrom<String> for Group {
+    type Error = anyhow::Error;
+    /// PROJECT records the core group of built-in types as "".
+    fn try_from(s: String) -> Result<Self> {
+        if s.is_empty() {
+            Ok(Self::core())
+        } else {
+            Self::parse(&s)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -641,10 +684,14 @@ mod tests {
     }
 
     #[test]
-    fn groups_and_plurals_are_labels() {
+    fn groups_are_subdomains_and_plurals_labels() {
         assert!(Group::parse("devops").is_ok());
         assert!(Group::parse("Dev").is_err());
-        assert!(Group::parse("dev.ops").is_err());
+        // kubebuilder's own testdata uses dotted groups.
+        let dotted = Group::parse("example.com").unwrap();
+        assert_eq!(dotted.module().unwrap(), "example_com");
+        assert!(Group::parse("dev..ops").is_err());
+        assert!(Group::parse("-dev").is_err());
         assert!(Plural::parse("dms").is_ok());
         assert!(Plural::parse("Dms").is_err());
         assert!(ShortName::parse("dms").is_ok());

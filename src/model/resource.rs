@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 use super::builtin::Builtin;
-use super::names::{Group, Kind, Plural, RustModule, ShortName, Version};
+use anyhow::Result;
+
+use super::names::{Domain, Group, Kind, Plural, RustModule, ShortName, Version};
 
 /// Which reconciler template a resource gets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,27 +53,38 @@ pub struct Resource {
     pub flavor: Flavor,
 }
 
+/// What makes a custom resource of the project, beyond its names' own rules.
+pub struct CustomSpec {
+    pub group: Group,
+    pub version: Version,
+    pub kind: Kind,
+    pub plural: Plural,
+    pub namespaced: bool,
+    pub short_names: Vec<ShortName>,
+    pub controller: bool,
+    pub flavor: Flavor,
+}
+
 impl Resource {
-    /// A custom resource of this project.
-    #[allow(clippy::too_many_arguments)]
-    pub fn custom(
-        group: Group,
-        version: Version,
-        kind: Kind,
-        plural: Plural,
-        domain: &str,
-        namespaced: bool,
-        short_names: Vec<ShortName>,
-        controller: bool,
-        multigroup: bool,
-        flavor: Flavor,
-    ) -> Self {
+    /// A custom resource of a project for `domain`; `multigroup` puts its API module under its
+    /// group's.
+    pub fn custom(spec: CustomSpec, domain: &Domain, multigroup: bool) -> Result<Self> {
+        let CustomSpec {
+            group,
+            version,
+            kind,
+            plural,
+            namespaced,
+            short_names,
+            controller,
+            flavor,
+        } = spec;
         let api_module_path = if multigroup {
-            format!("api::{}::{}", group.as_ref().replace('-', "_"), version)
+            format!("api::{}::{version}", group.module()?)
         } else {
             format!("api::{version}")
         };
-        Self {
+        Ok(Self {
             api_group: format!("{group}.{domain}"),
             module: kind.module(),
             group,
@@ -83,11 +96,11 @@ impl Resource {
             controller,
             api_module_path,
             flavor,
-        }
+        })
     }
 
     /// A Kubernetes built-in type, reconciled by this project's controller.
-    pub fn builtin(b: Builtin, group: Group, version: Version, kind: Kind) -> anyhow::Result<Self> {
+    pub fn builtin(b: Builtin, group: Group, version: Version, kind: Kind) -> Result<Self> {
         Ok(Self {
             api_group: b.api_group.to_owned(),
             module: kind.module(),
@@ -105,33 +118,69 @@ impl Resource {
         })
     }
 
-    /// Whether this is the resource `group/version kind` (as PROJECT spells them).
-    pub fn is(&self, group: &str, version: &str, kind: &str) -> bool {
-        self.group.as_ref() == group
-            && self.version.as_ref() == version
-            && self.kind.as_str() == kind
+    /// Whether this is the resource `group/version kind`.
+    pub fn is(&self, group: &Group, version: &Version, kind: &Kind) -> bool {
+        self.group == *group && self.version == *version && self.kind == *kind
     }
 
     pub fn has_crd(&self) -> bool {
         !matches!(self.flavor, Flavor::Builtin { .. })
     }
 
+    /// `group/version, Kind=Kind`, as Kubernetes prints a GVK (`core/v1` for the core group).
+    pub fn gvk(&self) -> String {
+        let group = if self.api_group.is_empty() {
+            "core"
+        } else {
+            &self.api_group
+        };
+        format!("{group}/{}, Kind={}", self.version, self.kind)
+    }
+
+    // ---- Where its files go: every path of a resource is built here, and only here. -------
+
     /// The folder of the version's module: `src/api/v1` or `src/api/devops/v1`.
     pub fn api_dir(&self) -> String {
         format!("src/{}", self.api_module_path.replace("::", "/"))
     }
 
-    /// `group/version, Kind=Kind`, as Kubernetes prints a GVK.
-    pub fn gvk(&self) -> String {
-        format!("{}/{}, Kind={}", self.api_group, self.version, self.kind)
+    /// The group's module file in a multigroup project: `src/api/devops/mod.rs`.
+    pub fn group_mod_file(&self) -> Option<String> {
+        let parts: Vec<&str> = self.api_module_path.split("::").collect();
+        (parts.len() == 3).then(|| format!("src/api/{}/mod.rs", parts[1]))
     }
 
-    /// The CRD's name and file: `demomicroservices.devops.my.domain`.
+    /// The version's module file: `src/api/v1/mod.rs`.
+    pub fn version_mod_file(&self) -> String {
+        format!("{}/mod.rs", self.api_dir())
+    }
+
+    /// The kind's types: `src/api/v1/demo_micro_service.rs`.
+    pub fn api_file(&self) -> String {
+        format!("{}/{}.rs", self.api_dir(), self.module.file)
+    }
+
+    /// The kind's controller: `src/controller/demo_micro_service.rs`.
+    pub fn controller_file(&self) -> String {
+        format!("src/controller/{}.rs", self.module.file)
+    }
+
+    /// The controller's unit tests: `src/controller/demo_micro_service/tests.rs`.
+    pub fn controller_tests_file(&self) -> String {
+        format!("src/controller/{}/tests.rs", self.module.file)
+    }
+
+    /// The kind's end-to-end tests: `tests/e2e/demo_micro_service.rs`.
+    pub fn e2e_file(&self) -> String {
+        format!("tests/e2e/{}.rs", self.module.file)
+    }
+
+    /// The CRD, as `make manifests` names it: `config/crd/bases/devops.my.domain_demomicroservices.yaml`.
     pub fn crd_file(&self) -> String {
         format!("config/crd/bases/{}_{}.yaml", self.api_group, self.plural)
     }
 
-    /// kubebuilder's sample file name: `devops_v1_demomicroservice.yaml`.
+    /// kubebuilder's sample file name: `config/samples/devops_v1_demomicroservice.yaml`.
     pub fn sample_file(&self) -> String {
         format!(
             "config/samples/{}_{}_{}.yaml",
@@ -139,5 +188,11 @@ impl Resource {
             self.version,
             self.kind.lower()
         )
+    }
+
+    /// A role for users of the kind (`admin`, `editor`, `viewer`):
+    /// `config/rbac/demomicroservice_admin_role.yaml`.
+    pub fn role_file(&self, role: &str) -> String {
+        format!("config/rbac/{}_{role}_role.yaml", self.kind.lower())
     }
 }

@@ -1,11 +1,13 @@
 //! The scaffolding engine: templates render into a Plan of file operations, markers say
 //! where later commands add code, and the Plan is applied (or only described) in one place.
 
+pub mod context;
 pub mod markers;
 pub mod owned;
 mod plan;
 mod rustfmt;
 mod templates;
 
+pub use context::project_context;
 pub use plan::Plan;
 pub use templates::Templates;

@@ -73,3 +73,20 @@ pub fn assert_rejected(dir: &Path, args: &[&str], needles: &[&str]) {
     }
     assert_eq!(before, snapshot(dir), "{args:?} changed the folder");
 }
+
+/// Asserts that the trees `expected` and `actual` (snapshots) hold the same files with the same
+/// bytes, naming the first path that differs.
+pub fn assert_same_tree(
+    expected: &BTreeMap<PathBuf, Option<Vec<u8>>>,
+    actual: &BTreeMap<PathBuf, Option<Vec<u8>>>,
+    what: &str,
+) {
+    for path in expected.keys().chain(actual.keys()) {
+        let (a, b) = (expected.get(path), actual.get(path));
+        assert!(
+            a == b,
+            "{what}: {} differs (or is missing on one side)",
+            path.display()
+        );
+    }
+}

@@ -1,7 +1,14 @@
-//! The generated files that the project's own `manifests` binary also writes: CRDs and the
-//! manager's role. rbuilder cannot run that binary (it never compiles), so it produces the
-//! same bytes the same way: a document becomes a sorted JSON value, then YAML through
-//! serde-saphyr. The generated-project tests run `manifests --check` to prove they agree.
+//! The files that a generated project's `manifests` binary writes (the CRDs and the manager's
+//! role), as rbuilder writes them when it scaffolds, so that a project renders with kustomize
+//! and applies before its first build.
+//!
+//! The invariant: for every project rbuilder scaffolds, these files are byte for byte what
+//! `cargo run --bin manifests` writes from the code. rbuilder cannot run that binary (it never
+//! compiles), so it holds the same knowledge here, in one place: a document becomes a sorted
+//! JSON value, then YAML through serde-saphyr, after the same header; the CRD templates hold
+//! what kube-derive produces for the scaffolded types; RBAC rules merge with the runtime's
+//! algorithm (`runtime/src/rbac.rs`). The generated-project tests run `manifests --check` on
+//! every variant to prove the two agree.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -191,7 +198,7 @@ mod tests {
 
     #[test]
     fn the_header_is_the_runtimes() {
-        let runtime = include_str!("../../templates/owned/runtime/src/manifests.rs");
+        let runtime = include_str!("../templates/owned/runtime/src/manifests.rs");
         let quoted = format!("{:?}", GENERATED_HEADER);
         assert!(
             runtime.contains(&quoted),

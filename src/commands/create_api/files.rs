@@ -1,0 +1,209 @@
+//! What a resource adds to a project, declared as data: the files it gets (each with its
+//! template and what happens if it exists) and the lines it inserts before markers. The CRD
+//! and the manager's role are merged rather than written (see `manifests` and `rules`).
+
+use anyhow::Result;
+
+use crate::manifests::crd_with_version;
+use crate::model::{Flavor, Resource};
+use crate::scaffold::{Plan, Templates, markers};
+
+/// What to do when a file a resource gets already exists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IfExists {
+    /// Refuse (it is this resource's own file), unless --force rewrites it.
+    Refuse,
+    /// Keep it (a module file that the kinds of a version or group share).
+    Keep,
+}
+
+/// A file written from a template.
+struct NewFile {
+    path: String,
+    template: String,
+    if_exists: IfExists,
+}
+
+/// Lines inserted before a marker comment.
+struct Insert {
+    file: String,
+    marker: &'static str,
+    template: &'static str,
+}
+
+/// Everything a resource adds, in the order it is planned: files first, so that an insert can
+/// go into a file created by the same command.
+#[derive(Default)]
+pub struct Additions {
+    files: Vec<NewFile>,
+    inserts: Vec<Insert>,
+    /// The CRD gets this resource's version.
+    crd: bool,
+}
+
+/// The template folder of each flavor of resource.
+fn flavor(r: &Resource) -> &'static str {
+    match r.flavor {
+        Flavor::Plain => "plain",
+        Flavor::DeployImage(_) => "deploy_image",
+        Flavor::Builtin { .. } => "builtin",
+    }
+}
+
+impl Additions {
+    fn file(&mut self, path: String, template: impl Into<String>, if_exists: IfExists) {
+        let template = template.into();
+        self.files.push(NewFile {
+            path,
+            template,
+            if_exists,
+        });
+    }
+
+    fn insert(&mut self, file: impl Into<String>, marker: &'static str, template: &'static str) {
+        let file = file.into();
+        self.inserts.push(Insert {
+            file,
+            marker,
+            template,
+        });
+    }
+
+    /// What `r` adds: its API (`adds_resource`: types, CRD version, roles of a kind's first
+    /// version, sample), its controller and, for a namespaced kind's first version, its e2e test.
+    pub fn of(r: &Resource, adds_resource: bool, first_version: bool) -> Self {
+        let mut add = Self::default();
+        let flavor = flavor(r);
+        if r.has_crd() && adds_resource {
+            match r.group_mod_file() {
+                Some(group_mod) => {
+                    add.insert("src/api/mod.rs", "api-modules", "inserts/api_mod_group.rs");
+                    add.file(group_mod.clone(), "api/group_mod.rs", IfExists::Keep);
+                    add.insert(group_mod, "versions", "inserts/group_mod_version.rs");
+                }
+                None => add.insert(
+                    "src/api/mod.rs",
+                    "api-modules",
+                    "inserts/api_mod_version.rs",
+                ),
+            }
+            add.file(r.version_mod_file(), "api/version_mod.rs", IfExists::Keep);
+            add.insert(
+                r.version_mod_file(),
+                "kind-modules",
+                "inserts/version_mod_kind.rs",
+            );
+            add.insert(
+                r.version_mod_file(),
+                "kind-exports",
+                "inserts/version_mod_export.rs",
+            );
+            add.file(r.api_file(), format!("api/{flavor}.rs"), IfExists::Refuse);
+            add.insert("src/api/mod.rs", "crds", "inserts/api_mod_crd.rs");
+            add.crd = true;
+            add.insert(
+                "config/crd/kustomization.yaml",
+                "crdkustomizeresource",
+                "inserts/crd_kustomization.yaml",
+            );
+            // Roles for users of the kind, whatever its version.
+            if first_version {
+                for role in ["admin", "editor", "viewer"] {
+                    let template = format!("rbac/{role}_role.yaml");
+                    add.file(r.role_file(role), template, IfExists::Refuse);
+                }
+                add.insert(
+                    "config/rbac/kustomization.yaml",
+                    "rbac-roles",
+                    "inserts/rbac_kustomization.yaml",
+                );
+            }
+            add.file(
+                r.sample_file(),
+                format!("samples/{flavor}.yaml"),
+                IfExists::Refuse,
+            );
+            add.insert(
+                "config/samples/kustomization.yaml",
+                "manifestskustomizesamples",
+                "inserts/samples_kustomization.yaml",
+            );
+        }
+        if r.controller {
+            add.file(
+                r.controller_file(),
+                format!("controller/{flavor}.rs"),
+                IfExists::Refuse,
+            );
+            let tests = format!("controller/{flavor}_tests.rs");
+            add.file(r.controller_tests_file(), tests, IfExists::Refuse);
+            add.insert(
+                "src/controller/mod.rs",
+                "controller-modules",
+                "inserts/controller_mod.rs",
+            );
+            add.insert(
+                "src/controller/mod.rs",
+                "controllers",
+                "inserts/controller_registry.rs",
+            );
+            // The e2e harness starts the manager in a namespace of the test's own.
+            if r.has_crd() && r.namespaced && first_version {
+                add.file("tests/e2e/main.rs".into(), "e2e/main.rs", IfExists::Keep);
+                add.file(r.e2e_file(), format!("e2e/{flavor}.rs"), IfExists::Refuse);
+                add.insert("tests/e2e/main.rs", "e2e-kinds", "inserts/e2e_kind.rs");
+            }
+        }
+        add
+    }
+
+    /// Adds all of it to `plan`, rendering with `ctx`; `force` rewrites the resource's own files.
+    pub fn plan(
+        &self,
+        plan: &mut Plan,
+        templates: &Templates,
+        ctx: &tera::Context,
+        r: &Resource,
+        force: bool,
+    ) -> Result<()> {
+        for file in &self.files {
+            let exists = plan.exists(&file.path);
+            match (file.if_exists, exists) {
+                (IfExists::Keep, true) => continue,
+                (IfExists::Refuse, _) if force => {
+                    plan.overwrite(file.path.clone(), templates.render(&file.template, ctx)?)?
+                }
+                _ => plan.create(file.path.clone(), templates.render(&file.template, ctx)?)?,
+            }
+        }
+        if self.crd {
+            // The CRD as `make manifests` writes it: this version joins the kind's CRD.
+            let crd_file = r.crd_file();
+            let existing = plan.read(&crd_file)?;
+            let rendered = templates.render(&format!("crd/{}.yaml", flavor(r)), ctx)?;
+            let crd = crd_with_version(existing.as_deref(), &rendered, &crd_file)?;
+            match existing {
+                Some(_) => plan.update(crd_file, |_| Ok(crd))?,
+                None => plan.create(crd_file, crd)?,
+            }
+        }
+        for insert in &self.inserts {
+            let text = templates.render(insert.template, ctx)?;
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            let file = &insert.file;
+            plan.update(file.clone(), |content| {
+                markers::insert(content, file, insert.marker, &lines)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The Rust files the resource gets, whose layout depends on its names.
+    pub fn rust_files(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .filter(|f| f.if_exists == IfExists::Refuse && f.path.ends_with(".rs"))
+            .map(|f| f.path.clone())
+            .collect()
+    }
+}

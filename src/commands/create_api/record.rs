@@ -1,0 +1,80 @@
+//! Recording a scaffolded resource in PROJECT, as kubebuilder does: its entry, and the
+//! deploy-image options of its controller.
+
+use crate::model::{Flavor, Resource};
+use crate::project::{
+    ApiEntry, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project, ResourceEntry,
+};
+
+/// The domain PROJECT records for Kubernetes' own types, as kubebuilder does.
+const BUILTIN_DOMAIN: &str = "k8s.io";
+
+/// Records `r` in `project` (replacing its entry under --force).
+pub fn record(project: &mut Project, r: &Resource) {
+    let entry = ResourceEntry {
+        api: r.has_crd().then(|| ApiEntry {
+            crd_version: "v1".into(),
+            namespaced: r.namespaced,
+        }),
+        controller: r.controller,
+        domain: if r.has_crd() {
+            project.domain.to_string()
+        } else {
+            BUILTIN_DOMAIN.into()
+        },
+        group: r.group.clone(),
+        kind: r.kind.clone(),
+        plural: Some(r.plural.clone()),
+        short_names: r.short_names.clone(),
+        version: r.version.clone(),
+    };
+    let existing = project
+        .resources
+        .iter_mut()
+        .find(|e| e.is(&r.group, &r.version, &r.kind));
+    match existing {
+        Some(old) => {
+            // --resource=false on an existing resource keeps its API; --controller adds one.
+            let api = old.api.clone();
+            *old = ResourceEntry {
+                api: entry.api.or(api),
+                controller: old.controller || entry.controller,
+                ..entry
+            };
+        }
+        None => project.resources.push(entry),
+    }
+    // The deploy-image entry describes the resource's current controller: --force without
+    // --image drops it, with --image replaces it.
+    if let Some(plugin) = &mut project.plugins.deploy_image {
+        plugin
+            .resources
+            .retain(|e| !r.is(&e.group, &e.version, &e.kind));
+    }
+    if let Flavor::DeployImage(d) = &r.flavor {
+        let plugin = project
+            .plugins
+            .deploy_image
+            .get_or_insert_with(DeployImagePlugin::default);
+        plugin.resources.push(DeployImageEntry {
+            domain: project.domain.to_string(),
+            group: r.group.clone(),
+            kind: r.kind.clone(),
+            options: DeployImageOptions {
+                image: d.image.clone(),
+                container_command: (!d.command.is_empty()).then(|| d.command.join(",")),
+                container_port: d.port,
+                run_as_user: d.run_as_user,
+            },
+            version: r.version.clone(),
+        });
+    }
+    if project
+        .plugins
+        .deploy_image
+        .as_ref()
+        .is_some_and(|plugin| plugin.resources.is_empty())
+    {
+        project.plugins.deploy_image = None;
+    }
+}

@@ -1,0 +1,291 @@
+//! From `create api`'s arguments to the resource to scaffold: every flag checked on its own,
+//! then against what the project already has (a kind's other versions, its controller).
+
+use anyhow::{Result, bail};
+
+use crate::cli::CreateApiArgs;
+use crate::model::{
+    CustomSpec, DeployImage, Flavor, Group, ImageReference, Kind, Plural, Resource, ShortName,
+    Version, builtin,
+};
+use crate::project::Project;
+
+/// The value of kubebuilder's --plugins that selects the deploy-image template.
+const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
+
+/// Validates the arguments against the project into the resource to scaffold.
+pub fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
+    let version = Version::parse(&args.version)?;
+    let kind = Kind::parse(&args.kind)?;
+    let deploy_image = deploy_image(args)?;
+    if !args.resource && args.controller == Some(false) {
+        bail!(
+            "nothing to scaffold: --resource=false and --controller=false leave neither a \
+             resource nor a controller; drop one of them"
+        );
+    }
+    if !args.resource {
+        if deploy_image.is_some() {
+            bail!(
+                "--image needs --resource=true: the deploy-image template scaffolds a custom resource"
+            );
+        }
+        if builtin::is_builtin_group(&args.group) {
+            return builtin_type(project, args, version, kind);
+        }
+    }
+
+    let group = Group::parse(&args.group)?;
+    group.check_with_domain(&project.domain)?;
+    let names = kind_names(project, args, &group, &kind)?;
+    if !names.namespaced && deploy_image.is_some() {
+        bail!(
+            "--image needs --namespaced=true: the Deployment it runs lives in the resource's \
+             namespace"
+        );
+    }
+    if !names.namespaced && project.namespaced {
+        bail!(
+            "--namespaced=false makes a cluster-scoped resource, but this operator is scoped \
+             to one namespace (init --namespaced); make the resource namespaced"
+        );
+    }
+    // A second version of a kind reuses the controller of the first by default.
+    let elsewhere = project.controller_elsewhere(&group, &kind, &version);
+    let controller = args.controller.unwrap_or(elsewhere.is_none());
+    if deploy_image.is_some() && !controller {
+        bail!(
+            "--image needs a controller to run the image, and this resource gets none \
+             (--controller=false, or its kind's controller exists already in another version); \
+             drop --image"
+        );
+    }
+    if !args.resource {
+        // Only a controller, for a resource this project already has.
+        let Some(existing) = project.find(&group, &version, &kind) else {
+            bail!(
+                "--resource=false scaffolds only a controller, for a built-in type (e.g. \
+                 --group apps --version v1 --kind Deployment) or for a resource this project \
+                 already has; {group}/{version} {kind} is neither"
+            );
+        };
+        if existing.controller && !args.force {
+            bail!(
+                "{group}/{version} {kind} already has a controller (use --force to scaffold it again)"
+            );
+        }
+    }
+
+    let flavor = match deploy_image {
+        Some(d) => Flavor::DeployImage(d),
+        None => Flavor::Plain,
+    };
+    let spec = CustomSpec {
+        group,
+        version,
+        kind,
+        plural: names.plural,
+        namespaced: names.namespaced,
+        short_names: names.short_names,
+        controller,
+        flavor,
+    };
+    Resource::custom(spec, &project.domain, project.multigroup)
+}
+
+/// A controller for one of Kubernetes' own types (`--resource=false` with a built-in group).
+fn builtin_type(
+    project: &Project,
+    args: &CreateApiArgs,
+    version: Version,
+    kind: Kind,
+) -> Result<Resource> {
+    let ignored = [
+        ("--plural", args.plural.is_some()),
+        ("--short-name", !args.short_names.is_empty()),
+        ("--namespaced", args.namespaced.is_some()),
+        ("--controller", args.controller.is_some()),
+    ];
+    if let Some((flag, _)) = ignored.iter().find(|(_, given)| *given) {
+        bail!(
+            "{flag} does not apply to a built-in type: its names and scope are Kubernetes', and \
+             --resource=false scaffolds just its controller"
+        );
+    }
+    let Some(b) = builtin::find(&args.group, &args.version, &args.kind) else {
+        bail!(
+            "unknown built-in type {}/{} {}: rbuilder can write controllers for these types of \
+             group '{}': {}",
+            args.group,
+            args.version,
+            args.kind,
+            args.group,
+            builtin::kinds_in(&args.group).join(", ")
+        );
+    };
+    if !b.namespaced && project.namespaced {
+        bail!(
+            "{} is cluster-scoped, but this operator is scoped to one namespace (init \
+             --namespaced), whose Role cannot grant it; choose a namespaced type",
+            b.kind
+        );
+    }
+    let group = if b.api_group.is_empty() {
+        Group::core()
+    } else {
+        Group::parse(b.group)?
+    };
+    Resource::builtin(b, group, version, kind)
+}
+
+/// The names and scope a kind has in all its versions.
+struct KindNames {
+    plural: Plural,
+    namespaced: bool,
+    short_names: Vec<ShortName>,
+}
+
+/// The kind's plural, scope and short names: from its other versions when it has some (a
+/// kind has one CRD, so they are the same in every version), else from the flags.
+fn kind_names(
+    project: &Project,
+    args: &CreateApiArgs,
+    group: &Group,
+    kind: &Kind,
+) -> Result<KindNames> {
+    let mut short_names = Vec::new();
+    for s in &args.short_names {
+        let s = ShortName::parse(s)?;
+        if short_names.contains(&s) {
+            bail!("--short-name '{s}' is given twice; give each short name once");
+        }
+        short_names.push(s);
+    }
+    let Some(sibling) = project.versions_of(group, kind).next() else {
+        let plural = match &args.plural {
+            Some(p) => Plural::parse(p)?,
+            None => Plural::of(kind)?,
+        };
+        return Ok(KindNames {
+            plural,
+            namespaced: args.namespaced.unwrap_or(true),
+            short_names,
+        });
+    };
+    let plural = match &sibling.plural {
+        Some(p) => p.clone(),
+        None => Plural::of(kind)?,
+    };
+    let namespaced = sibling.namespaced();
+    let same_kind = format!("{kind} already exists in version {}", sibling.version);
+    if args.plural.as_ref().is_some_and(|p| p != plural.as_ref()) {
+        bail!(
+            "{same_kind} with plural '{plural}', and a kind has one plural in all its versions: drop --plural"
+        );
+    }
+    if args.namespaced.is_some_and(|n| n != namespaced) {
+        bail!(
+            "{same_kind}, where it is {}, and a kind has one scope in all its versions: drop --namespaced",
+            if namespaced {
+                "namespaced"
+            } else {
+                "cluster-scoped"
+            }
+        );
+    }
+    if !short_names.is_empty() && short_names != sibling.short_names {
+        let known: Vec<&str> = sibling.short_names.iter().map(AsRef::as_ref).collect();
+        bail!(
+            "{same_kind} with short names {known:?}, and a kind has the same short names in all its versions: drop --short-name"
+        );
+    }
+    Ok(KindNames {
+        plural,
+        namespaced,
+        short_names: sibling.short_names.clone(),
+    })
+}
+
+/// The deploy-image options, if --image or --plugins chose that template.
+fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
+    if let Some(plugin) = &args.plugins
+        && plugin != DEPLOY_IMAGE_PLUGIN
+    {
+        bail!(
+            "unknown plugin '{plugin}': rbuilder's only plugin is '{DEPLOY_IMAGE_PLUGIN}' \
+             (the same as giving --image)"
+        );
+    }
+    let Some(image) = &args.image else {
+        if args.plugins.is_some() {
+            bail!(
+                "--plugins {DEPLOY_IMAGE_PLUGIN} needs --image, e.g. --image stefanprodan/podinfo:6.7.1"
+            );
+        }
+        let orphan = [
+            (
+                "--image-container-port",
+                args.image_container_port.is_some(),
+            ),
+            (
+                "--image-container-command",
+                args.image_container_command.is_some(),
+            ),
+            ("--run-as-user", args.run_as_user.is_some()),
+        ];
+        if let Some((flag, _)) = orphan.iter().find(|(_, given)| *given) {
+            bail!("{flag} only applies with --image: add --image <image> or drop {flag}");
+        }
+        return Ok(None);
+    };
+    let Some(reference) = ImageReference::parse(image) else {
+        bail!(
+            "invalid --image '{image}': an image reference is [registry[:port]/]path[:tag][@digest] \
+             with a lower-case path, e.g. 'stefanprodan/podinfo:6.7.1'"
+        );
+    };
+    let port = match &args.image_container_port {
+        Some(p) => match p.parse::<u16>() {
+            Ok(port) if port >= 1 => Some(port),
+            _ => bail!(
+                "invalid --image-container-port '{p}': a port is a number from 1 to 65535, e.g. 8080"
+            ),
+        },
+        None => None,
+    };
+    let command = match &args.image_container_command {
+        Some(c) => {
+            let parts: Vec<String> = c.split(',').map(|s| s.trim().to_owned()).collect();
+            if parts
+                .iter()
+                .any(|p| p.is_empty() || p.chars().any(char::is_control))
+            {
+                bail!(
+                    "invalid --image-container-command '{c}': give the command and its \
+                     arguments separated by commas, none empty, e.g. 'memcached,-m=64,-v'"
+                );
+            }
+            parts
+        }
+        None => Vec::new(),
+    };
+    let run_as_user = match &args.run_as_user {
+        Some(u) => match u.parse::<i64>() {
+            // 0 is root, which runAsNonRoot (the restricted standard) refuses to start.
+            // Kubernetes takes user IDs up to 2^31 - 1.
+            Ok(uid) if (1..=i64::from(i32::MAX)).contains(&uid) => Some(uid),
+            _ => bail!(
+                "invalid --run-as-user '{u}': a user ID is a whole number from 1 (not root) to \
+                 2147483647, e.g. 1001"
+            ),
+        },
+        None => None,
+    };
+    Ok(Some(DeployImage {
+        image: image.clone(),
+        updated_image: reference.with_another_tag(),
+        port,
+        command,
+        run_as_user,
+    }))
+}

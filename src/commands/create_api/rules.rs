@@ -1,0 +1,69 @@
+//! The manager's role (`config/rbac/role.yaml`) when a controller is added or replaced: the
+//! RBAC rules each template's controller declares in its `rbac_rules`, plus the runtime's, as
+//! `make manifests` would merge them. A controller that `--force` replaces takes back the
+//! rules that only it needed.
+
+use anyhow::Result;
+
+use crate::manifests::role_with_rules;
+use crate::model::{Plural, Resource, builtin};
+use crate::project::{Project, ResourceEntry};
+use crate::scaffold::{Plan, Templates};
+
+/// The role file, as the `manifests` binary writes it.
+const ROLE: &str = "config/rbac/role.yaml";
+
+/// Grants `r`'s controller (rendered with `ctx`) its rules in the role; takes back those of the
+/// controller it replaces, unless another controller of the project needs them.
+pub fn grant(
+    plan: &mut Plan,
+    project: &Project,
+    r: &Resource,
+    templates: &Templates,
+    ctx: &tera::Context,
+) -> Result<()> {
+    let flavor = match r.flavor {
+        crate::model::Flavor::Plain => "plain",
+        crate::model::Flavor::DeployImage(_) => "deploy_image",
+        crate::model::Flavor::Builtin { .. } => "builtin",
+    };
+    let mut rules = templates.render(&format!("rbac/rules/{flavor}.yaml"), ctx)?;
+    rules.push_str(&templates.render("rbac/rules/runtime.yaml", ctx)?);
+    let mut revoked = String::new();
+    let replaced = project
+        .find(&r.group, &r.version, &r.kind)
+        .filter(|entry| entry.controller);
+    if let Some(replaced) = replaced {
+        revoked = controller_rules(project, replaced, templates)?;
+        let others = project
+            .resources
+            .iter()
+            .filter(|e| e.controller && !r.is(&e.group, &e.version, &e.kind));
+        for other in others {
+            rules.push_str(&controller_rules(project, other, templates)?);
+        }
+    }
+    plan.update(ROLE, |role| role_with_rules(role, &rules, &revoked, ROLE))
+}
+
+/// The RBAC rules rbuilder scaffolded for the controller of a PROJECT entry.
+fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates) -> Result<String> {
+    let full_group = format!("{}.{}", e.group, e.domain);
+    let (flavor, api_group) =
+        match builtin::find(e.group.display_name(), e.version.as_ref(), e.kind.as_str()) {
+            Some(b) if e.is_builtin() => ("builtin", b.api_group.to_owned()),
+            _ if project.deploy_image(e).is_some() => ("deploy_image", full_group),
+            _ => ("plain", full_group),
+        };
+    let plural = match &e.plural {
+        Some(plural) => plural.clone(),
+        None => Plural::of(&e.kind)?,
+    };
+    let mut ctx = tera::Context::new();
+    ctx.insert(
+        "resource",
+        &serde_json::json!({ "api_group": api_group, "plural": plural }),
+    );
+    let rules = templates.render(&format!("rbac/rules/{flavor}.yaml"), &ctx)?;
+    Ok(rules + &templates.render("rbac/rules/runtime.yaml", &ctx)?)
+}

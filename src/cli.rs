@@ -37,7 +37,10 @@ pub enum Command {
     #[command(name = "create-api", hide = true)]
     CreateApi(CreateApiArgs),
     /// Change project-wide settings recorded in PROJECT
-    #[command(after_help = "Example:\n  rbuilder edit --multigroup")]
+    #[command(
+        after_help = "Examples:\n  rbuilder edit --multigroup\n  rbuilder edit --namespaced\n  \
+                            rbuilder edit --license mit --owner \"Jane Doe\""
+    )]
     Edit(EditArgs),
     /// Rewrite the files rbuilder owns (the runtime) for this rbuilder; list your files that a
     /// new scaffold would write differently
@@ -207,6 +210,19 @@ pub struct EditArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
           value_name = "BOOL")]
     pub multigroup: Option<bool>,
+    /// Watch one namespace (WATCH_NAMESPACE) with Roles, or (false) the whole cluster with ClusterRoles
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub namespaced: Option<bool>,
+    /// The license header of files scaffolded from now on (hack/boilerplate.txt)
+    #[arg(long, value_enum)]
+    pub license: Option<LicenseArg>,
+    /// The copyright owner in the license header of files scaffolded from now on
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// With --namespaced: rewrite the files it changes even where they were edited by hand
+    #[arg(long)]
+    pub force: bool,
     /// Print the files that would be written, and write nothing
     #[arg(long)]
     pub dry_run: bool,

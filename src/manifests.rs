@@ -183,6 +183,26 @@ fn verbs_by_resource<'a>(
     verbs
 }
 
+/// The manager's role file for an operator that is (`namespaced`) or is not scoped to one
+/// namespace: a Role in the manager's namespace (kustomize sets it), or a ClusterRole; the
+/// rules stay as they are.
+pub fn role_with_scope(existing: &str, namespaced: bool, file: &str) -> Result<String> {
+    let mut role = parse(existing, file)?;
+    let Some(obj) = role.as_object_mut() else {
+        bail!("{file} is not a Role or ClusterRole; restore it with `make manifests`");
+    };
+    let kind = if namespaced { "Role" } else { "ClusterRole" };
+    obj.insert("kind".into(), Value::String(kind.into()));
+    if let Some(metadata) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        if namespaced {
+            metadata.insert("namespace".into(), Value::String("system".into()));
+        } else {
+            metadata.remove("namespace");
+        }
+    }
+    to_yaml(&role)
+}
+
 /// Normalizes a rendered manifest into the exact bytes the manifests binary writes.
 pub fn normalized(rendered: &str) -> Result<String> {
     to_yaml(&parse(rendered, "internal error: a rendered manifest")?)

@@ -1247,3 +1247,178 @@ fn alpha_generate_reproduces_the_checked_in_example() {
     });
     assert_same_tree(&checked_in, &snapshot(&out), "the replayed example");
 }
+
+#[test]
+fn edit_namespaced_makes_the_project_init_namespaced_makes() {
+    let guestbook = ["create", "api", "--group", "web", "--kind", "Guestbook"];
+    let (_a, edited) = initialized("op");
+    rbuilder(&edited, &guestbook).success();
+    rbuilder(&edited, &["edit", "--namespaced"])
+        .success()
+        .stdout(contains("update config/manager/manager.yaml"));
+    let (_b, made) = project_dir("op");
+    rbuilder(&made, &["init", "--domain", "my.domain", "--namespaced"]).success();
+    rbuilder(&made, &guestbook).success();
+    assert_same_tree(&snapshot(&made), &snapshot(&edited), "edit --namespaced");
+    assert!(read(&edited, "config/rbac/guestbook_editor_role.yaml").contains("kind: Role\n"));
+
+    // And back.
+    rbuilder(&edited, &["edit", "--namespaced=false"]).success();
+    assert!(read(&edited, "config/rbac/role.yaml").contains("kind: ClusterRole"));
+}
+
+#[test]
+fn edit_namespaced_refuses_cluster_scoped_kinds_and_hand_edited_files() {
+    let (_tmp, dir) = initialized("op");
+    let policy = [
+        "create",
+        "api",
+        "--group",
+        "web",
+        "--kind",
+        "Policy",
+        "--namespaced=false",
+    ];
+    rbuilder(&dir, &policy).success();
+    assert_rejected(
+        &dir,
+        &["edit", "--namespaced"],
+        &["cluster-scoped kinds (Policy)"],
+    );
+
+    let (_tmp, dir) = initialized("op");
+    let manager = "config/manager/manager.yaml";
+    fs::write(dir.join(manager), read(&dir, manager) + "# mine\n").unwrap();
+    assert_rejected(&dir, &["edit", "--namespaced"], &[manager, "--force"]);
+    rbuilder(&dir, &["edit", "--namespaced", "--force"])
+        .success()
+        .stdout(contains(format!("--force rewrote: {manager}")));
+    assert!(!read(&dir, manager).contains("# mine"));
+}
+
+#[test]
+fn edit_license_and_owner_change_the_header_of_what_comes_next() {
+    let (_tmp, dir) = initialized("op");
+    rbuilder(&dir, &["edit", "--license", "mit", "--owner", "Jane Doe"]).success();
+    assert_eq!(
+        read(&dir, "hack/boilerplate.txt"),
+        "Copyright 2026 Jane Doe.\n\nSPDX-License-Identifier: MIT\n"
+    );
+    assert!(read(&dir, "Cargo.toml").contains("license = \"MIT\""));
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("license: mit") && project.contains("owner: Jane Doe"),
+        "{project}"
+    );
+    // New files get the new header; rbuilder's own files get it with `update`.
+    rbuilder(
+        &dir,
+        &["create", "api", "--group", "web", "--kind", "Guestbook"],
+    )
+    .success();
+    assert!(read(&dir, "src/controller/guestbook.rs").starts_with("// Copyright 2026 Jane Doe."));
+    assert!(read(&dir, "runtime/src/lib.rs").contains("Apache License"));
+    rbuilder(&dir, &["update"]).success();
+    assert!(read(&dir, "runtime/src/lib.rs").starts_with("// Copyright 2026 Jane Doe."));
+    assert_rejected(&dir, &["edit", "--owner", " "], &["--owner is empty"]);
+    assert_rejected(&dir, &["edit"], &["nothing to edit"]);
+}
+
+#[test]
+fn kubebuilder_conventions() {
+    let (_tmp, dir) = initialized("op");
+    // A dotted group, as in kubebuilder's own testdata.
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "example.com",
+            "--kind",
+            "Captain",
+        ],
+    )
+    .success();
+    assert!(
+        dir.join("config/samples/example.com_v1_captain.yaml")
+            .is_file()
+    );
+    assert!(read(&dir, "PROJECT").contains("group: example.com"));
+    // Acronyms stay together in module names.
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "example.com",
+            "--kind",
+            "OAuth2Client",
+        ],
+    )
+    .success();
+    assert!(dir.join("src/controller/oauth2_client.rs").is_file());
+    // A built-in type has no CRD to regenerate, and the core group says its name.
+    let secret = [
+        "create",
+        "api",
+        "--group",
+        "core",
+        "--kind",
+        "Secret",
+        "--resource=false",
+    ];
+    rbuilder(&dir, &secret)
+        .success()
+        .stdout(contains(
+            "Added a controller for core/v1, Kind=Secret (Kubernetes' own type: no CRD)",
+        ))
+        .stdout(contains("CRD").count(1));
+    // Deploy-image options are recorded as kubebuilder records them.
+    let memcached = [
+        "create",
+        "api",
+        "--group",
+        "example.com",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Memcached",
+        "--image",
+        "memcached:1.6",
+        "--image-container-port",
+        "11211",
+        "--run-as-user",
+        "1001",
+    ];
+    rbuilder(&dir, &memcached).success();
+    let project = read(&dir, "PROJECT");
+    assert!(project.contains("containerPort: \"11211\""), "{project}");
+    // One limit per message.
+    let long = format!("K{}", "a".repeat(59));
+    let args = ["create", "api", "--group", "web", "--kind", long.as_str()];
+    assert_rejected(
+        &dir,
+        &args,
+        &["longer than 59 characters", "at most 59 characters"],
+    );
+}
+
+#[test]
+fn a_namespaced_operator_gets_namespaced_roles_for_its_users() {
+    let (_tmp, dir) = project_dir("op");
+    rbuilder(&dir, &["init", "--domain", "my.domain", "--namespaced"]).success();
+    rbuilder(
+        &dir,
+        &["create", "api", "--group", "web", "--kind", "Guestbook"],
+    )
+    .success();
+    for role in ["admin", "editor", "viewer"] {
+        let text = read(&dir, &format!("config/rbac/guestbook_{role}_role.yaml"));
+        assert!(
+            text.contains("kind: Role\n") && text.contains("namespace: system"),
+            "{text}"
+        );
+    }
+}

@@ -1,19 +1,75 @@
-//! `rbuilder edit`: change project-wide settings recorded in PROJECT.
+//! `rbuilder edit`: change project-wide settings recorded in PROJECT, and the files that
+//! follow from them.
+//!
+//! - `--multigroup`: where new APIs go; existing ones stay.
+//! - `--license`, `--owner`: the license header of files scaffolded from then on
+//!   (`hack/boilerplate.txt`) and Cargo.toml's `license`; `rbuilder update` then gives
+//!   rbuilder's own files the new header.
+//! - `--namespaced`: the operator's scope. The files that depend on it are rewritten where
+//!   they are as rbuilder wrote them; one edited by hand is refused (named), unless `--force`.
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use serde_json::json;
 
 use super::finish;
 use crate::cli::EditArgs;
-use crate::project::{self, Project};
-use crate::scaffold::Plan;
+use crate::license;
+use crate::manifests::role_with_scope;
+use crate::model::builtin;
+use crate::project::{self, License, Project};
+use crate::scaffold::context::BOILERPLATE;
+use crate::scaffold::{Plan, Templates, project_context};
+
+/// The role `make manifests` writes.
+const ROLE: &str = "config/rbac/role.yaml";
+/// Where the operator's scope is set in the user's code.
+const LIB: &str = "src/lib.rs";
 
 pub fn run(root: &Path, args: EditArgs) -> Result<()> {
-    let mut project = Project::load(root)?;
-    let Some(multigroup) = args.multigroup else {
-        bail!("nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`");
-    };
+    let before = Project::load(root)?;
+    if args.multigroup.is_none()
+        && args.namespaced.is_none()
+        && args.license.is_none()
+        && args.owner.is_none()
+    {
+        bail!(
+            "nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`, \
+             --namespaced, --license or --owner"
+        );
+    }
+    let mut after = before.clone();
+    let mut plan = Plan::new(root);
+    let mut next = Vec::new();
+    if let Some(multigroup) = args.multigroup {
+        next.push(multigroup_change(&mut after, multigroup)?);
+    }
+    if args.license.is_some() || args.owner.is_some() {
+        if let Some(owner) = &args.owner
+            && owner.trim().is_empty()
+        {
+            bail!("--owner is empty: give the copyright holder, e.g. --owner 'Jane Doe'");
+        }
+        if let Some(license) = args.license {
+            after.license = license.into();
+        }
+        if args.owner.is_some() {
+            after.owner = args.owner.clone();
+        }
+        next.push(license_change(&mut plan, &before, &after)?);
+    }
+    if let Some(namespaced) = args.namespaced
+        && namespaced != before.namespaced
+    {
+        after.namespaced = namespaced;
+        next.push(scope_change(root, &mut plan, &before, &after, args.force)?);
+    }
+    plan.update(project::FILE, |_| after.to_yaml())?;
+    finish(plan, args.dry_run, &next.join("\n"))
+}
+
+fn multigroup_change(project: &mut Project, multigroup: bool) -> Result<String> {
     let groups: Vec<String> = project.groups().iter().map(ToString::to_string).collect();
     if !multigroup && groups.len() > 1 {
         bail!(
@@ -21,20 +77,195 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
             groups.join(", ")
         );
     }
-    let before = project.multigroup;
-    project.multigroup = multigroup;
-    let mut plan = Plan::new(root);
-    plan.update(project::FILE, |_| project.to_yaml())?;
-    let next = match (before, multigroup) {
-        (false, true) => {
-            "The project is now multigroup: new APIs go to src/api/<group>/<version>/. \
-             Existing APIs stay where they are."
+    let before = std::mem::replace(&mut project.multigroup, multigroup);
+    Ok(match (before, multigroup) {
+        (false, true) => "The project is now multigroup: new APIs go to \
+                          src/api/<group>/<version>/. Existing APIs stay where they are."
+            .into(),
+        (true, false) => "The project is now single-group: new APIs go to \
+                          src/api/<version>/, and all must share one group."
+            .into(),
+        _ => "The project's layout is unchanged.".into(),
+    })
+}
+
+/// A new license header: hack/boilerplate.txt (what every later command writes at the top of
+/// a Rust file) and Cargo.toml's `license` field.
+fn license_change(plan: &mut Plan, before: &Project, after: &Project) -> Result<String> {
+    let owner = after
+        .owner
+        .clone()
+        .unwrap_or_else(|| format!("The {} Authors", after.project_name));
+    let boilerplate = license::boilerplate(after.license, &owner, license::copyright_year());
+    if plan.exists(BOILERPLATE) {
+        plan.update(BOILERPLATE, |_| Ok(boilerplate))?;
+    } else {
+        plan.create(BOILERPLATE, boilerplate)?;
+    }
+    let (old, new) = (license::spdx(before.license), license::spdx(after.license));
+    if old != new {
+        plan.update("Cargo.toml", |text| Ok(with_spdx(text, old, new)))?;
+    }
+    Ok(match after.license {
+        License::None => "Files scaffolded from now on get no license header.".into(),
+        _ => "Files scaffolded from now on get the new license header (hack/boilerplate.txt); \
+              `rbuilder update` gives rbuilder's own files the new header too. Your files \
+              keep theirs: change them by hand."
+            .into(),
+    })
+}
+
+/// `manifest` (a Cargo.toml) with its package's `license` field `old` replaced by `new`.
+fn with_spdx(manifest: &str, old: Option<&str>, new: Option<&str>) -> String {
+    let old_line = old.map(|spdx| format!("license = \"{spdx}\""));
+    let new_line = new.map(|spdx| format!("license = \"{spdx}\""));
+    let mut lines: Vec<String> = Vec::new();
+    let mut replaced = false;
+    for line in manifest.lines() {
+        if old_line.as_deref() == Some(line.trim()) {
+            replaced = true;
+            if let Some(new_line) = &new_line {
+                lines.push(new_line.clone());
+            }
+            continue;
         }
-        (true, false) => {
-            "The project is now single-group: new APIs go to src/api/<version>/, and all \
-             must share one group."
+        lines.push(line.to_owned());
+        // No license field before: it goes after `publish`, where init puts it.
+        if !replaced
+            && old.is_none()
+            && line.trim() == "publish = false"
+            && let Some(new_line) = &new_line
+        {
+            lines.push(new_line.clone());
+            replaced = true;
         }
-        _ => "Nothing changed.",
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+/// The operator's scope changes: the files that depend on it follow.
+fn scope_change(
+    root: &Path,
+    plan: &mut Plan,
+    before: &Project,
+    after: &Project,
+    force: bool,
+) -> Result<String> {
+    if after.namespaced {
+        let cluster_scoped: Vec<String> = after
+            .resources
+            .iter()
+            .filter(|r| match r.is_builtin() {
+                true => builtin::find(r.group.display_name(), r.version.as_ref(), r.kind.as_str())
+                    .is_some_and(|b| !b.namespaced),
+                false => !r.namespaced(),
+            })
+            .map(|r| r.kind.to_string())
+            .collect();
+        if !cluster_scoped.is_empty() {
+            bail!(
+                "the project has cluster-scoped kinds ({}), which an operator scoped to one \
+                 namespace cannot be granted (a Role grants only namespaced resources); remove \
+                 them first, or keep the operator cluster-wide",
+                cluster_scoped.join(", ")
+            );
+        }
+    }
+    let templates = Templates::load(&["init/", "rbac/"])?;
+    let (old_ctx, new_ctx) = (project_context(root, before), project_context(root, after));
+    // Each file as rbuilder writes it for the old scope and the new one.
+    let mut files: Vec<(String, String, String)> = Vec::new();
+    for path in [
+        "config/rbac/role_binding.yaml",
+        "config/manager/manager.yaml",
+        LIB,
+    ] {
+        let template = format!("init/{path}");
+        let old = templates.render(&template, &old_ctx)?;
+        let new = templates.render(&template, &new_ctx)?;
+        files.push((path.to_owned(), old, new));
+    }
+    for r in after.custom_resources().filter(|r| r.namespaced()) {
+        let plural = match &r.plural {
+            Some(plural) => plural.to_string(),
+            None => crate::model::Plural::of(&r.kind)?.to_string(),
+        };
+        let resource = json!({
+            "kind": r.kind,
+            "plural": plural,
+            "api_group": format!("{}.{}", r.group, r.domain),
+        });
+        let (mut old_ctx, mut new_ctx) = (old_ctx.clone(), new_ctx.clone());
+        old_ctx.insert("resource", &resource);
+        new_ctx.insert("resource", &resource);
+        for role in ["admin", "editor", "viewer"] {
+            let template = format!("rbac/{role}_role.yaml");
+            let path = format!("config/rbac/{}_{role}_role.yaml", r.kind.lower());
+            let old = templates.render(&template, &old_ctx)?;
+            let new = templates.render(&template, &new_ctx)?;
+            files.push((path, old, new));
+        }
+    }
+
+    let mut edited = Vec::new();
+    for (path, old, new) in files {
+        let Some(current) = plan.read(&path)? else {
+            continue;
+        };
+        if current == new {
+            continue;
+        }
+        if current != old {
+            edited.push(path.clone());
+            if !force {
+                continue;
+            }
+        }
+        plan.update(path, |_| Ok(new))?;
+    }
+    if !edited.is_empty() && !force {
+        bail!(
+            "{} changed since rbuilder wrote {}, so rbuilder cannot tell how to change the \
+             operator's scope there: run again with --force to rewrite {} (your changes in \
+             {} are lost), or make the change by hand",
+            edited.join(", "),
+            if edited.len() == 1 { "it" } else { "them" },
+            if edited.len() == 1 { "it" } else { "them" },
+            if edited.len() == 1 { "it" } else { "them" },
+        );
+    }
+    if plan.exists(ROLE) {
+        plan.update(ROLE, |role| role_with_scope(role, after.namespaced, ROLE))?;
+    }
+    let mut next = if after.namespaced {
+        "The operator now watches one namespace (WATCH_NAMESPACE, the manager's own in the \
+         cluster) with Roles instead of ClusterRoles."
+            .to_owned()
+    } else {
+        "The operator now watches the whole cluster, with ClusterRoles.".to_owned()
     };
-    finish(plan, args.dry_run, next)
+    if force && !edited.is_empty() {
+        next.push_str(&format!("\n--force rewrote: {}", edited.join(", ")));
+    }
+    Ok(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_license_field_follows_the_license() {
+        let manifest = "[package]\nname = \"x\"\npublish = false\nlicense = \"Apache-2.0\"\n";
+        let mit = with_spdx(manifest, Some("Apache-2.0"), Some("MIT"));
+        assert_eq!(
+            mit,
+            "[package]\nname = \"x\"\npublish = false\nlicense = \"MIT\"\n"
+        );
+        let none = with_spdx(&mit, Some("MIT"), None);
+        assert_eq!(none, "[package]\nname = \"x\"\npublish = false\n");
+        assert_eq!(with_spdx(&none, None, Some("MIT")), mit);
+    }
 }

@@ -4,7 +4,9 @@
 pub mod builtin;
 mod image;
 mod names;
+mod plural;
 mod resource;
+mod rust_names;
 
 pub use image::ImageReference;
 pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};

@@ -5,8 +5,9 @@
 use std::fmt;
 
 use anyhow::{Result, bail};
-use heck::ToSnakeCase;
 use serde::{Deserialize, Serialize};
+
+use super::rust_names::{RUST_KEYWORDS, RustModule, snake_case};
 
 /// The most characters a DNS-1123 label may have.
 const MAX_LABEL: usize = 63;
@@ -184,19 +185,6 @@ fn is_kube_version(s: &str) -> bool {
             .any(|stage| tail.strip_prefix(stage).is_some_and(number))
 }
 
-/// Rust's keywords (2024 edition, strict and reserved). A module named after one of these
-/// needs the raw form `r#name`.
-const RUST_KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
-    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
-    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-];
-
-/// Keywords that cannot be raw identifiers either.
-const NOT_RAW: &[&str] = &["crate", "self", "super"];
-
 /// Names a kind cannot take because the generated type would hide a type of Rust's prelude
 /// that the generated code itself uses.
 const PRELUDE_TYPES: &[&str] = &[
@@ -242,7 +230,7 @@ pub struct Kind(String);
 impl Kind {
     pub fn parse(s: &str) -> Result<Self> {
         let accepted = "a kind is UpperCamelCase ASCII letters and digits starting with an \
-                        upper-case letter, at most 63 characters, e.g. 'DemoMicroService'";
+                        upper-case letter, at most 59 characters, e.g. 'DemoMicroService'";
         if s.is_empty() {
             bail!("invalid kind '': it is empty; {accepted}");
         }
@@ -258,7 +246,7 @@ impl Kind {
                 "invalid kind '{s}': it is longer than 59 characters (its list kind {s}List must fit 63); {accepted}"
             );
         }
-        let module = s.to_snake_case();
+        let module = snake_case(s);
         if module == "controller" || is_kube_version(&module) {
             bail!(
                 "invalid kind '{s}': its Rust module '{module}' would have the name of the \
@@ -293,38 +281,7 @@ impl Kind {
 
     /// The Rust module (and file stem) for this kind: snake case, e.g. `demo_micro_service`.
     pub fn module(&self) -> RustModule {
-        RustModule::new(self.0.to_snake_case())
-    }
-}
-
-/// A Rust module name and how it is written in code and on disk.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RustModule {
-    /// The identifier as written in code: `demo_micro_service`, `r#type`, `self_`.
-    pub ident: String,
-    /// The file stem: `demo_micro_service`, `type`, `self_`.
-    pub file: String,
-}
-
-impl RustModule {
-    fn new(snake: String) -> Self {
-        if NOT_RAW.contains(&snake.as_str()) {
-            let name = format!("{snake}_");
-            Self {
-                ident: name.clone(),
-                file: name,
-            }
-        } else if RUST_KEYWORDS.contains(&snake.as_str()) {
-            Self {
-                ident: format!("r#{snake}"),
-                file: snake,
-            }
-        } else {
-            Self {
-                ident: snake.clone(),
-                file: snake,
-            }
-        }
+        RustModule::new(snake_case(&self.0))
     }
 }
 
@@ -350,10 +307,10 @@ impl Plural {
     /// kubebuilder's plural of a kind: lower-cased, then English plural rules applied to its
     /// last word (DemoMicroService -> demomicroservices, SalesPerson -> salespeople).
     pub fn of(kind: &Kind) -> Result<Self> {
-        let snake = kind.0.to_snake_case();
+        let snake = snake_case(&kind.0);
         let last = snake.rsplit('_').next().unwrap_or(&snake);
         let stem = &kind.lower()[..kind.0.len() - last.len()];
-        let plural = format!("{stem}{}", pluralize(last));
+        let plural = format!("{stem}{}", super::plural::of_word(last));
         Self::parse(&plural).map_err(|e| {
             anyhow::anyhow!("{e} (computed from kind '{kind}'; pass a shorter --plural)")
         })
@@ -461,68 +418,6 @@ impl ProjectName {
 /// The suffix of the longest object name kustomize makes from the project name (its
 /// namePrefix plus the metrics Service's name): a Service name is a DNS-1123 label.
 const LONGEST_NAME_SUFFIX: &str = "-controller-manager-metrics-service";
-
-/// Plurals that follow no rule (flect's irregular list, the ones kinds tend to hit).
-const IRREGULAR_PLURALS: &[(&str, &str)] = &[
-    ("alias", "aliases"),
-    ("child", "children"),
-    ("criterion", "criteria"),
-    ("datum", "data"),
-    ("foot", "feet"),
-    ("goose", "geese"),
-    ("index", "indices"),
-    ("man", "men"),
-    ("matrix", "matrices"),
-    ("mouse", "mice"),
-    ("ox", "oxen"),
-    ("person", "people"),
-    ("quiz", "quizzes"),
-    ("status", "statuses"),
-    ("tooth", "teeth"),
-    ("vertex", "vertices"),
-    ("woman", "women"),
-];
-
-/// Words whose plural is the word itself.
-const UNCOUNTABLE: &[&str] = &[
-    "data",
-    "equipment",
-    "information",
-    "metadata",
-    "metrics",
-    "news",
-    "series",
-    "sheep",
-    "species",
-];
-
-/// English plural of a lower-case word, as kubebuilder (flect) computes a kind's plural:
-/// Guestbook -> guestbooks, Busybox -> busyboxes, Policy -> policies, Person -> people.
-fn pluralize(word: &str) -> String {
-    if let Some((_, plural)) = IRREGULAR_PLURALS.iter().find(|(s, _)| *s == word) {
-        return (*plural).to_owned();
-    }
-    if UNCOUNTABLE.contains(&word) {
-        return word.to_owned();
-    }
-    let vowel = |c: char| "aeiou".contains(c);
-    if let Some(stem) = word.strip_suffix('y')
-        && !stem.ends_with(vowel)
-        && !stem.is_empty()
-    {
-        return format!("{stem}ies");
-    }
-    if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|e| word.ends_with(e))
-    {
-        return format!("{word}es");
-    }
-    if ["knife", "life", "wife"].contains(&word) {
-        return format!("{}ves", &word[..word.len() - 2]);
-    }
-    format!("{word}s")
-}
 
 macro_rules! display_as_str {
     ($($name:ident),*) => {$(

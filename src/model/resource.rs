@@ -6,7 +6,8 @@ use serde::Serialize;
 use super::builtin::Builtin;
 use anyhow::Result;
 
-use super::names::{Domain, Group, Kind, Plural, RustModule, ShortName, Version};
+use super::names::{Domain, Group, Kind, Plural, ShortName, Version};
+use super::rust_names::RustModule;
 
 /// Which reconciler template a resource gets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -4,6 +4,8 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Value, json};
 
 /// A condition of `type_`, keeping the `lastTransitionTime` of the current condition of that
 /// type when its status is unchanged, so that re-applying an unchanged status changes nothing.
@@ -40,6 +42,53 @@ pub fn is_true(conditions: &[Condition], type_: &str) -> bool {
         .any(|c| c.type_ == type_ && c.status == "True")
 }
 
+/// The schema of a status's `conditions` list, for `#[schemars(schema_with = ...)]`: a list
+/// of `metav1.Condition` keyed by `type` (so that server-side apply merges conditions one by
+/// one), with the validations controller-gen writes for it, so that the API server refuses a
+/// malformed condition as it does in a kubebuilder project's CRD.
+pub fn schema(generator: &mut SchemaGenerator) -> Schema {
+    let mut item = Condition::json_schema(generator);
+    // What the Go type's kubebuilder markers say, as controller-gen renders them.
+    let checks = [
+        ("message", json!({"maxLength": 32768})),
+        ("observedGeneration", json!({"minimum": 0})),
+        (
+            "reason",
+            json!({
+                "maxLength": 1024,
+                "minLength": 1,
+                "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
+            }),
+        ),
+        ("status", json!({"enum": ["True", "False", "Unknown"]})),
+        (
+            "type",
+            json!({
+                "maxLength": 316,
+                "pattern": TYPE_PATTERN,
+            }),
+        ),
+    ];
+    if let Some(properties) = item.get_mut("properties").and_then(Value::as_object_mut) {
+        for (field, check) in checks {
+            if let (Some(Value::Object(property)), Value::Object(check)) =
+                (properties.get_mut(field), check)
+            {
+                property.extend(check);
+            }
+        }
+    }
+    let mut list = Schema::default();
+    list.insert("type".into(), json!("array"));
+    list.insert("items".into(), item.to_value());
+    list.insert("x-kubernetes-list-type".into(), json!("map"));
+    list.insert("x-kubernetes-list-map-keys".into(), json!(["type"]));
+    list
+}
+
+/// A condition type: a qualified name, optionally prefixed with a DNS subdomain and '/'.
+const TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +109,18 @@ mod tests {
         let changed = condition(&current, "Ready", "False", "Failed", "", Some(2));
         assert_ne!(changed.last_transition_time, Time(Timestamp::UNIX_EPOCH));
         assert!(!is_true(&[changed], "Ready"));
+    }
+
+    #[test]
+    fn the_schema_validates_conditions_as_controller_gens_does() {
+        let schema = schema(&mut SchemaGenerator::default()).to_value();
+        assert_eq!(schema["x-kubernetes-list-type"], "map");
+        let properties = &schema["items"]["properties"];
+        assert_eq!(properties["status"]["enum"], json!(["True", "False", "Unknown"]));
+        assert_eq!(properties["reason"]["minLength"], 1);
+        assert_eq!(properties["observedGeneration"]["minimum"], 0);
+        assert_eq!(properties["type"]["maxLength"], 316);
+        let required = schema["items"]["required"].as_array().expect("required");
+        assert!(required.contains(&json!("lastTransitionTime")), "{required:?}");
     }
 }

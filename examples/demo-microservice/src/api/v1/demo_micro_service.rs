@@ -80,7 +80,7 @@ pub struct DemoMicroServiceStatus {
     /// `Available`, `Progressing` and `Degraded`, derived from the Deployment's status.
     /// Listed as a map keyed by `type`, so that server-side apply merges conditions one by one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[schemars(schema_with = "rbuilder_runtime::conditions::schema")]
     pub conditions: Vec<metav1::Condition>,
 
     /// Pods of the Deployment that are ready.

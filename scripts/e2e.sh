@@ -132,6 +132,32 @@ grep -q "image: example.com/demo-microservice:v0.1.0" dist/install.yaml
 pass "make build-installer"
 start_manager
 sample_becomes_a_deployment
+# The manager of `make run` serves its metrics as in the cluster: HTTPS (a self-signed
+# certificate) on 127.0.0.1:8443, to a token the API server authenticates (TokenReview) whose
+# user may get /metrics (SubjectAccessReview); scripts/e2e-auth.yaml holds one such token.
+scrape() { # TOKEN ('' for none) -> the HTTP status; the body goes to $work/metrics.txt
+  python3 - "$1" "$work/metrics.txt" <<'PY'
+import ssl, sys, urllib.error, urllib.request
+token, out = sys.argv[1], sys.argv[2]
+request = urllib.request.Request("https://127.0.0.1:8443/metrics")
+if token:
+    request.add_header("Authorization", f"Bearer {token}")
+try:
+    with urllib.request.urlopen(request, context=ssl._create_unverified_context(), timeout=10) as r:
+        open(out, "wb").write(r.read())
+        print(r.status)
+except urllib.error.HTTPError as error:
+    print(error.code)
+PY
+}
+[ "$(scrape e2e-metrics-reader-token)" = 200 ] || fail "secure metrics: the reader's token was refused"
+grep -q '^controller_runtime_reconcile_total{controller="demomicroservice",result="requeue_after"} [1-9]' "$work/metrics.txt" \
+  || fail "secure metrics: no successful reconcile counted in $(cat "$work/metrics.txt")"
+grep -q '^rest_client_requests_total{' "$work/metrics.txt" || fail "secure metrics: no rest_client_requests_total"
+[ "$(scrape e2e-other-token)" = 403 ] || fail "secure metrics: a user not granted /metrics was not refused with 403"
+[ "$(scrape unknown-token)" = 401 ] || fail "secure metrics: an unknown token was not refused with 401"
+[ "$(scrape '')" = 401 ] || fail "secure metrics: a request without a token was not refused with 401"
+pass "secure metrics: the reader's token reads them, another user's gets 403, an unknown one or none 401"
 # Deleting the sample waits for its finalizer, which the manager removes after deleting the
 # Deployment.
 kubectl delete -k config/samples --timeout=60s

@@ -223,6 +223,9 @@ pub struct EditArgs {
     /// With --namespaced: rewrite the files it changes even where they were edited by hand
     #[arg(long)]
     pub force: bool,
+    /// kubebuilder's optional plugins: grafana/v1-alpha writes Grafana dashboards into grafana/
+    #[arg(long, value_name = "PLUGIN")]
+    pub plugins: Option<String>,
     /// Print the files that would be written, and write nothing
     #[arg(long)]
     pub dry_run: bool,

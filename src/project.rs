@@ -98,11 +98,23 @@ pub struct Plugins {
         skip_serializing_if = "Option::is_none"
     )]
     pub deploy_image: Option<DeployImagePlugin>,
+    /// Set once `edit --plugins grafana/v1-alpha` wrote the Grafana dashboards.
+    #[serde(
+        rename = "grafana.rbuilder.io/v1-alpha",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub grafana: Option<EmptyPlugin>,
 }
+
+/// A plugin with no options of its own (`{}` in PROJECT).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmptyPlugin {}
 
 impl Plugins {
     fn is_empty(&self) -> bool {
-        self.deploy_image.is_none()
+        self.deploy_image.is_none() && self.grafana.is_none()
     }
 }
 

@@ -1422,3 +1422,58 @@ fn a_namespaced_operator_gets_namespaced_roles_for_its_users() {
         );
     }
 }
+
+#[test]
+fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
+    let (tmp, dir) = initialized("op");
+    rbuilder(&dir, &["edit", "--plugins", "grafana/v1-alpha"])
+        .success()
+        .stdout(contains("create grafana/controller-runtime-metrics.json"));
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&read(&dir, "grafana/controller-runtime-metrics.json")).unwrap();
+    let exprs = dashboard["panels"].to_string();
+    // Metrics the runtime exports (runtime/src/metrics.rs), under controller-runtime's names.
+    for metric in [
+        "controller_runtime_reconcile_total",
+        "controller_runtime_reconcile_errors_total",
+        "controller_runtime_reconcile_time_seconds_bucket",
+        "controller_runtime_active_workers",
+        "rest_client_requests_total",
+    ] {
+        assert!(exprs.contains(metric), "no {metric} in the dashboard");
+    }
+    assert!(read(&dir, "runtime/src/metrics.rs").contains("\"controller_runtime_active_workers\""));
+    assert!(read(&dir, "PROJECT").contains("grafana.rbuilder.io/v1-alpha: {}"));
+
+    // The user's own metrics get a dashboard, which alpha generate reproduces.
+    let config = "customMetrics:\n- metric: my_things_total\n  type: counter\n";
+    fs::write(dir.join("grafana/custom-metrics/config.yaml"), config).unwrap();
+    rbuilder(&dir, &["edit", "--plugins", "grafana/v1-alpha"])
+        .success()
+        .stdout(contains(
+            "create grafana/custom-metrics/custom-metrics-dashboard.json",
+        ));
+    assert_eq!(read(&dir, "grafana/custom-metrics/config.yaml"), config);
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../fresh"]).success();
+    assert_same_tree(
+        &snapshot(&dir),
+        &snapshot(&tmp.path().join("fresh")),
+        "replay",
+    );
+
+    fs::write(
+        dir.join("grafana/custom-metrics/config.yaml"),
+        "customMetrics: [{metric: x}]\n",
+    )
+    .unwrap();
+    assert_rejected(
+        &dir,
+        &["edit", "--plugins", "grafana/v1-alpha"],
+        &["config.yaml is not valid", "`type`"],
+    );
+    assert_rejected(
+        &dir,
+        &["edit", "--plugins", "helm/v1-alpha"],
+        &["unknown plugin 'helm/v1-alpha'"],
+    );
+}

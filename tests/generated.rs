@@ -112,6 +112,8 @@ fn check_manager_without_a_cluster(dir: &Path) {
     let help = String::from_utf8_lossy(&help.stdout);
     for flag in [
         "--metrics-bind-address",
+        "--metrics-secure",
+        "--metrics-cert-path",
         "--health-probe-bind-address",
         "--leader-elect",
         "--log-format",

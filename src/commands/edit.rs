@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::finish;
+use super::{finish, grafana};
 use crate::cli::EditArgs;
 use crate::license;
 use crate::manifests::role_with_scope;
@@ -33,10 +33,21 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
         && args.namespaced.is_none()
         && args.license.is_none()
         && args.owner.is_none()
+        && args.plugins.is_none()
     {
         bail!(
             "nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`, \
-             --namespaced, --license or --owner"
+             --namespaced, --license, --owner or --plugins {}",
+            grafana::PLUGIN
+        );
+    }
+    if let Some(plugin) = &args.plugins
+        && plugin != grafana::PLUGIN
+    {
+        bail!(
+            "unknown plugin '{plugin}': `edit --plugins` knows '{}' (Grafana dashboards for \
+             the operator's metrics)",
+            grafana::PLUGIN
         );
     }
     let mut after = before.clone();
@@ -64,6 +75,16 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     {
         after.namespaced = namespaced;
         next.push(scope_change(root, &mut plan, &before, &after, args.force)?);
+    }
+    if args.plugins.is_some() {
+        grafana::plan(&mut plan, &project_context(root, &after), None)?;
+        after.plugins.grafana = Some(Default::default());
+        next.push(
+            "Grafana dashboards for the operator's metrics are in grafana/: import them in \
+             Grafana. List your own metrics in grafana/custom-metrics/config.yaml and run this \
+             again for a dashboard of them."
+                .into(),
+        );
     }
     plan.update(project::FILE, |_| after.to_yaml())?;
     finish(plan, args.dry_run, &next.join("\n"))

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{create_api, init, say};
+use super::{create_api, grafana, init, say};
 use crate::cli::{CreateApiArgs, GenerateArgs};
 use crate::project::{Project, ResourceEntry};
-use crate::scaffold::project_context;
+use crate::scaffold::{Plan, project_context};
 
 pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
     let input = root.join(&args.input_dir);
@@ -95,6 +95,16 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
                 entry.group, entry.version, entry.kind
             )
         })?;
+        plan.apply()?;
+    }
+    if project.plugins.grafana.is_some() {
+        // With the project's own list of custom metrics, so that their dashboard comes too.
+        let config = std::fs::read_to_string(input.join(grafana::CONFIG)).ok();
+        let mut plan = Plan::new(output);
+        grafana::plan(&mut plan, &ctx, config)?;
+        let mut replayed = Project::load(output)?;
+        replayed.plugins.grafana = Some(Default::default());
+        plan.update(crate::project::FILE, |_| replayed.to_yaml())?;
         plan.apply()?;
     }
     Ok(())

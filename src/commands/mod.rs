@@ -4,6 +4,7 @@
 mod create_api;
 mod edit;
 mod generate;
+mod grafana;
 mod init;
 mod owned_files;
 mod update;

@@ -116,11 +116,17 @@ mod tests {
         let schema = schema(&mut SchemaGenerator::default()).to_value();
         assert_eq!(schema["x-kubernetes-list-type"], "map");
         let properties = &schema["items"]["properties"];
-        assert_eq!(properties["status"]["enum"], json!(["True", "False", "Unknown"]));
+        assert_eq!(
+            properties["status"]["enum"],
+            json!(["True", "False", "Unknown"])
+        );
         assert_eq!(properties["reason"]["minLength"], 1);
         assert_eq!(properties["observedGeneration"]["minimum"], 0);
         assert_eq!(properties["type"]["maxLength"], 316);
         let required = schema["items"]["required"].as_array().expect("required");
-        assert!(required.contains(&json!("lastTransitionTime")), "{required:?}");
+        assert!(
+            required.contains(&json!("lastTransitionTime")),
+            "{required:?}"
+        );
     }
 }

@@ -44,6 +44,12 @@ impl Context {
         }
     }
 
+    /// This context with `metrics` (the manager's, which `/metrics` serves).
+    pub(crate) fn with_metrics(mut self, metrics: Metrics) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
     /// The server-side apply field manager and `app.kubernetes.io/managed-by` label value of
     /// this operator.
     pub fn field_manager(&self) -> &str {

@@ -16,14 +16,15 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::ListParams;
-use kube::runtime::controller::Error as ControllerError;
+use kube::runtime::controller::{self, Error as ControllerError};
 use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -70,6 +71,10 @@ pub trait Reconciler: 'static {
     /// The finalizer held on every object, so that [`cleanup`](Self::cleanup) runs before it
     /// is deleted; `None` for none (then `cleanup` is never called).
     const FINALIZER: Option<&'static str>;
+
+    /// How many objects may be reconciled at once; 0 for no limit (kube-runtime's default).
+    /// One object is never reconciled twice at once.
+    const MAX_CONCURRENT_RECONCILES: u16 = 0;
 
     /// Brings the world in line with `obj` (its spec) and reports it in the status. Called for
     /// every change of the object or of what [`watches`](Self::watches) adds, and as the
@@ -122,6 +127,8 @@ pub struct Registration {
         fn(Arc<Context>, CancellationToken) -> BoxFuture<'static, Result<(), kube::Error>>,
     /// [`Reconciler::rbac_rules`].
     pub rbac_rules: fn() -> Vec<PolicyRule>,
+    /// [`Reconciler::MAX_CONCURRENT_RECONCILES`].
+    pub max_concurrent_reconciles: u16,
 }
 
 /// The registration of `R`, for the project's list of controllers.
@@ -130,6 +137,7 @@ pub const fn register<R: Reconciler>() -> Registration {
         name: R::NAME,
         run: run_boxed::<R>,
         rbac_rules: R::rbac_rules,
+        max_concurrent_reconciles: R::MAX_CONCURRENT_RECONCILES,
     }
 }
 
@@ -152,7 +160,9 @@ async fn run<R: Reconciler>(
         .modify(|obj: &mut R::Resource| obj.meta_mut().managed_fields = None)
         .reflect(writer)
         .applied_objects();
-    let controller = R::watches(Controller::for_stream(objects, cache), &ctx);
+    let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
+    let controller = Controller::for_stream(objects, cache).with_config(config);
+    let controller = R::watches(controller, &ctx);
     info!(controller = R::NAME, "starting");
     let driver = Arc::new(Driver {
         ctx,
@@ -218,6 +228,9 @@ pub enum Failure<E: std::error::Error + 'static> {
     /// The object is not one the API server would send (no name).
     #[error("{0}")]
     Invalid(&'static str),
+    /// The reconciler panicked; the manager goes on, and retries.
+    #[error("the reconciler panicked: {0}")]
+    Panic(String),
 }
 
 impl<E: std::error::Error + 'static> Failure<E> {
@@ -241,11 +254,22 @@ pub(crate) async fn reconcile<R: Reconciler>(
 ) -> Result<Action, Failure<R::Error>> {
     let started = Instant::now();
     let ctx = &driver.ctx;
-    let result = match R::FINALIZER {
-        Some(name) => with_finalizer::<R>(obj.clone(), ctx, name).await,
-        None => R::apply(obj.clone(), ctx.clone())
-            .await
-            .map_err(Failure::Apply),
+    let _worker = ctx.metrics.worker(R::NAME);
+    let reconciled = async {
+        match R::FINALIZER {
+            Some(name) => with_finalizer::<R>(obj.clone(), ctx, name).await,
+            None => R::apply(obj.clone(), ctx.clone())
+                .await
+                .map_err(Failure::Apply),
+        }
+    };
+    // A panic in a reconciler is its failure, not the manager's: caught, counted, retried.
+    let result = match AssertUnwindSafe(reconciled).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            ctx.metrics.panicked(R::NAME);
+            Err(Failure::Panic(panic_message(&*panic)))
+        }
     };
     let result = match result {
         Err(failure)
@@ -274,12 +298,22 @@ pub(crate) async fn reconcile<R: Reconciler>(
                 Failure::Apply(error) => R::failure_reason(error),
                 Failure::Cleanup(_) => events::CLEANUP_FAILED,
                 Failure::Finalizer { .. } | Failure::Invalid(_) => events::FINALIZER_FAILED,
+                Failure::Panic(_) => events::RECONCILE_PANICKED,
             };
             let note = error_chain(failure);
             ctx.publish(&*obj, events::failure(reason, note)).await;
         }
     }
     result
+}
+
+/// What a panic said, if it said it with a string (as `panic!` and `expect` do).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(message), _) => (*message).to_owned(),
+        (_, Some(message)) => message.clone(),
+        _ => "(no message)".to_owned(),
+    }
 }
 
 /// [`reconcile`] with the finalizer `name`: added first, removed after a successful cleanup.
@@ -485,8 +519,7 @@ mod tests {
     }
 
     fn metric(driver: &Driver, line: &str) -> bool {
-        let mut registry = prometheus_client::registry::Registry::default();
-        driver.ctx.metrics.register(&mut registry);
+        let registry = driver.ctx.metrics.registry();
         let mut text = String::new();
         prometheus_client::encoding::prometheus_text::encode(&mut text, &registry).expect("encode");
         text.contains(line)
@@ -656,6 +689,49 @@ mod tests {
         )
         .await;
         assert_eq!(result.expect("reconcile"), Action::await_change());
+    }
+
+    /// A reconciler whose `apply` panics.
+    struct Panics;
+
+    impl Reconciler for Panics {
+        type Resource = Widget;
+        type Error = TestError;
+        const NAME: &'static str = "widget";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(_obj: Arc<Widget>, _ctx: Arc<Context>) -> Result<Action, TestError> {
+            panic!("bug in apply");
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_is_a_counted_failure_not_a_crash() {
+        let (result, driver) =
+            reconcile_with::<Panics, _>(widget(&[], false), |mut server| async move {
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["reason"], "ReconcilePanicked");
+                assert!(
+                    event["note"]
+                        .as_str()
+                        .expect("note")
+                        .contains("bug in apply")
+                );
+            })
+            .await;
+        assert!(matches!(result, Err(Failure::Panic(_))), "{result:?}");
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_panics_total{controller=\"widget\"} 1"
+        ));
+        assert!(metric(
+            &driver,
+            "controller_runtime_active_workers{controller=\"widget\"} 0"
+        ));
     }
 
     #[test]

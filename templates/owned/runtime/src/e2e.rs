@@ -419,6 +419,8 @@ impl Manager {
         step(format!("start the manager (log: {})", log.display()));
         let process = Command::new(project.manager)
             .arg(format!("--metrics-bind-address={metrics}"))
+            // Plain HTTP on loopback: the tests read the metrics without a token.
+            .arg("--metrics-secure=false")
             .arg(format!("--health-probe-bind-address={probes}"))
             // Leaves the objects of other namespaces alone: the cluster may be shared.
             .env("WATCH_NAMESPACE", namespace)

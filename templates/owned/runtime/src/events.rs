@@ -13,6 +13,8 @@ pub const RECONCILE_FAILED: &str = "ReconcileFailed";
 pub const CLEANUP_FAILED: &str = "CleanupFailed";
 /// The reason of a failure to add or remove the finalizer.
 pub const FINALIZER_FAILED: &str = "FinalizerFailed";
+/// The reason of a reconcile that panicked.
+pub const RECONCILE_PANICKED: &str = "ReconcilePanicked";
 
 /// A Warning Event with `reason` saying why a reconcile failed.
 pub(crate) fn failure(reason: &str, note: String) -> Event {

@@ -13,6 +13,7 @@
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
+mod client_metrics;
 pub mod conditions;
 pub mod context;
 pub mod controller;
@@ -25,10 +26,13 @@ mod leader_election;
 pub mod manager;
 pub mod manifests;
 mod metrics;
+mod metrics_auth;
+mod process_metrics;
 pub mod rbac;
 mod serve;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod tls;
 
 pub use context::Context;
 pub use controller::{Reconciler, Registration, register};

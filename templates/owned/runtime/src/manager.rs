@@ -4,6 +4,7 @@
 //! the Lease.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -11,30 +12,58 @@ use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
-use kube::Client;
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use kube::client::ClientBuilder;
+use kube::{Client, Config};
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::registry::Registry;
+use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::info;
 use tracing_subscriber::EnvFilter;
 
+use crate::client_metrics::RequestCounterLayer;
 use crate::leader_election::LeaderElection;
+use crate::metrics::Metrics;
+use crate::metrics_auth::{self, MetricsAuth};
 use crate::serve::{self, BindAddress};
+use crate::tls::{self, TlsListener};
 use crate::{Context, Operator, WatchScope, error_chain};
 
 /// The manager's flags: those of kubebuilder projects.
 #[derive(Parser, Debug)]
 pub struct Flags {
-    /// Address the /metrics endpoint binds to: "[host]:port" (":8080" is every interface, IPv6
+    /// Address the /metrics endpoint binds to: "[host]:port" (":8443" is every interface, IPv6
     /// and IPv4), or "0" to disable it. The default is loopback only, for `make run` on a
-    /// workstation; config/manager passes ":8080" in the cluster.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// workstation; config/manager passes ":8443" in the cluster.
+    #[arg(long, default_value = "127.0.0.1:8443")]
     pub metrics_bind_address: BindAddress,
+
+    /// Serve /metrics over HTTPS to authenticated and authorized clients only (a bearer token
+    /// checked with a TokenReview, `get /metrics` with a SubjectAccessReview); false serves
+    /// plain HTTP to anyone who can connect.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub metrics_secure: bool,
+
+    /// A folder with the metrics server's certificate and key (e.g. a cert-manager Secret
+    /// mounted there), reloaded when they change; without it a self-signed certificate is
+    /// made at start.
+    #[arg(long, value_name = "DIR")]
+    pub metrics_cert_path: Option<PathBuf>,
+
+    /// The certificate's file in --metrics-cert-path.
+    #[arg(long, default_value = "tls.crt", value_name = "FILE")]
+    pub metrics_cert_name: String,
+
+    /// The key's file in --metrics-cert-path.
+    #[arg(long, default_value = "tls.key", value_name = "FILE")]
+    pub metrics_cert_key: String,
 
     /// Address the /healthz and /readyz probes bind to: "[host]:port", or "0" to disable them.
     /// The default is loopback only; config/manager passes ":8081" for the kubelet's probes.
@@ -84,13 +113,14 @@ pub async fn run(operator: &'static Operator) -> ExitCode {
 pub async fn run_with(operator: &'static Operator, flags: Flags) -> ExitCode {
     // Connect before logging starts: kube's HTTP layer logs failed requests too, and an
     // unreachable cluster should give one clear error line.
-    let (client, version) = match connect().await {
+    let metrics = Metrics::default();
+    let (client, version) = match connect(&metrics).await {
         Ok(connected) => connected,
         Err(error) => return fail(&error),
     };
     init_logging(flags.log_format);
     info!(version, "connected to the Kubernetes API server");
-    match manage(operator, flags, client).await {
+    match manage(operator, flags, client, metrics).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => fail(&error),
     }
@@ -114,7 +144,12 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-async fn manage(operator: &'static Operator, flags: Flags, client: Client) -> anyhow::Result<()> {
+async fn manage(
+    operator: &'static Operator,
+    flags: Flags,
+    client: Client,
+    metrics: Metrics,
+) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     cancel_on_signal(shutdown.clone())?;
 
@@ -124,34 +159,52 @@ async fn manage(operator: &'static Operator, flags: Flags, client: Client) -> an
     if operator.scope == WatchScope::Namespace && watch_namespace.is_none() {
         info!("WATCH_NAMESPACE is not set: watching every namespace the credentials can read");
     }
-    let ctx = Arc::new(Context::new(
-        client.clone(),
-        operator.field_manager(),
-        watch_namespace,
-    ));
-    let mut registry = Registry::default();
-    ctx.metrics.register(&mut registry);
     for controller in operator.controllers {
-        ctx.metrics.init_controller(controller.name);
+        metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }
+    let registry = Arc::new(metrics.registry());
+    let ctx = Context::new(client.clone(), operator.field_manager(), watch_namespace);
+    let ctx = Arc::new(ctx.with_metrics(metrics));
 
     // The servers start first: the probes must answer while this instance waits for leadership.
     let mut servers = JoinSet::new();
     let probes = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(|| async { "ok" }));
+    let address = &flags.health_probe_bind_address;
+    if let Some(listener) = bind("health probes", address).await? {
+        servers.spawn(serve::serve(
+            "health probes",
+            listener,
+            probes,
+            shutdown.clone(),
+        ));
+    }
     let metrics = Router::new()
         .route("/metrics", get(serve_metrics))
-        .with_state(Arc::new(registry));
-    for (what, address, router) in [
-        ("health probes", &flags.health_probe_bind_address, probes),
-        ("metrics", &flags.metrics_bind_address, metrics),
-    ] {
-        let listener = serve::bind(address)
-            .await
-            .with_context(|| format!("cannot serve {what} on {address:?}"))?;
-        if let Some(listener) = listener {
-            servers.spawn(serve::serve(what, listener, router, shutdown.clone()));
+        .with_state(registry);
+    if let Some(listener) = bind("metrics", &flags.metrics_bind_address).await? {
+        if flags.metrics_secure {
+            let auth = MetricsAuth::new(client.clone());
+            let metrics =
+                metrics.layer(middleware::from_fn_with_state(auth, metrics_auth::require));
+            let certificate = tls::certificate(
+                flags.metrics_cert_path.as_deref(),
+                &flags.metrics_cert_name,
+                &flags.metrics_cert_key,
+            )
+            .context("cannot serve metrics over HTTPS")?;
+            tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
+            let config = tls::server_config(certificate)?;
+            let listener = TlsListener::new(listener, config)?;
+            servers.spawn(serve::serve(
+                "metrics (HTTPS)",
+                listener,
+                metrics,
+                shutdown.clone(),
+            ));
+        } else {
+            servers.spawn(serve::serve("metrics", listener, metrics, shutdown.clone()));
         }
     }
 
@@ -208,16 +261,28 @@ fn leader_election(operator: &Operator, client: &Client) -> LeaderElection {
     LeaderElection::new(client.clone(), &namespace, lease, identity)
 }
 
-/// Connects to the API server, returning its version. A configuration or connection problem is
-/// reported in one line.
-async fn connect() -> anyhow::Result<(Client, String)> {
+/// Binds `address` for `what`, so that a port in use fails the start-up; `None` if disabled.
+async fn bind(what: &str, address: &BindAddress) -> anyhow::Result<Option<TcpListener>> {
+    serve::bind(address)
+        .await
+        .with_context(|| format!("cannot serve {what} on {address:?}"))
+}
+
+/// Connects to the API server, returning its version; the client's requests are counted in
+/// `metrics`. A configuration or connection problem is reported in one line.
+async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
     const HINT: &str = "is KUBECONFIG set / is the cluster running?";
-    let client = Client::try_default().await.map_err(|error| {
+    let config = Config::infer().await.map_err(|error| {
         anyhow!(
             "cannot load a Kubernetes client configuration: {}; {HINT}",
             error_chain(&error)
         )
     })?;
+    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
+    let client = ClientBuilder::try_from(config)
+        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
+        .with_layer(&counted)
+        .build();
     let version = client.apiserver_version().await.map_err(|error| {
         anyhow!(
             "cannot reach the Kubernetes API server: {}; {HINT}",
@@ -298,6 +363,22 @@ mod tests {
     #[test]
     fn flags_are_consistent() {
         Flags::command().debug_assert();
+    }
+
+    #[test]
+    fn metrics_are_secure_by_default() {
+        let flags = Flags::parse_from(["manager"]);
+        assert!(flags.metrics_secure);
+        assert!(!Flags::parse_from(["manager", "--metrics-secure=false"]).metrics_secure);
+        let flags = Flags::parse_from(["manager", "--metrics-cert-path", "/certs"]);
+        assert_eq!(flags.metrics_cert_path, Some(PathBuf::from("/certs")));
+        assert_eq!(
+            (
+                flags.metrics_cert_name.as_str(),
+                flags.metrics_cert_key.as_str()
+            ),
+            ("tls.crt", "tls.key")
+        );
     }
 
     #[test]

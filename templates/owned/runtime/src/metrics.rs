@@ -1,22 +1,52 @@
-//! Prometheus metrics of the controllers, served on `/metrics`.
+//! The operator's Prometheus metrics, served on `/metrics`.
 //!
-//! The names and labels are controller-runtime's, so that dashboards and alerts written for
-//! kubebuilder operators work unchanged.
+//! Names and labels are controller-runtime's, so that the dashboards and alerts written for
+//! kubebuilder operators work unchanged:
+//!
+//! - `controller_runtime_reconcile_total{controller,result}` (`success`, `requeue_after`,
+//!   `error`; kube-runtime has no immediate requeue, so no `requeue`),
+//!   `controller_runtime_reconcile_errors_total{controller}`,
+//!   `controller_runtime_reconcile_panics_total{controller}`,
+//!   `controller_runtime_reconcile_time_seconds{controller}` (controller-runtime's buckets),
+//!   `controller_runtime_active_workers{controller}`,
+//!   `controller_runtime_max_concurrent_reconciles{controller}` (0: no limit, kube-runtime's
+//!   default);
+//! - `rest_client_requests_total{code,method,host}` (see `client_metrics`);
+//! - `process_*` (see `process_metrics`).
+//!
+//! Not exported: controller-runtime's `workqueue_*` metrics. kube-runtime's scheduler has no
+//! hooks for its queue's depth, adds or waiting times, and a figure that cannot be measured is
+//! better absent than made up.
 
 use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
-/// Reconcile metrics, cheap to clone: clones share the same counters.
+use crate::client_metrics::RequestCounters;
+use crate::process_metrics::ProcessMetrics;
+
+/// controller-runtime's buckets for reconcile times, in seconds.
+const RECONCILE_TIME_BUCKETS: [f64; 23] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9,
+    1.0, 1.25, 1.5, 1.75, 2.0, 2.5,
+];
+
+/// The metrics, cheap to clone: clones share the same series.
 #[derive(Clone, Debug)]
 pub(crate) struct Metrics {
     reconciles: Family<ResultLabels, Counter>,
     errors: Family<ControllerLabels, Counter>,
+    panics: Family<ControllerLabels, Counter>,
     reconcile_time: Family<ControllerLabels, Histogram>,
+    active_workers: Family<ControllerLabels, Gauge>,
+    max_concurrent: Family<ControllerLabels, Gauge>,
+    /// The API requests of the operator's client.
+    pub(crate) requests: RequestCounters,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -27,7 +57,6 @@ struct ControllerLabels {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabels {
     controller: &'static str,
-    /// `success`, `requeue_after` or `error`, as in controller-runtime.
     result: &'static str,
 }
 
@@ -38,7 +67,7 @@ pub(crate) enum Outcome {
     Success,
     /// Done; reconciled again after a delay.
     RequeueAfter,
-    /// Failed; retried after a delay.
+    /// Failed (or panicked); retried after a delay.
     Error,
 }
 
@@ -57,20 +86,21 @@ impl Default for Metrics {
         Self {
             reconciles: Family::default(),
             errors: Family::default(),
-            // 5 ms to ~40 s: reconciles wait on the API server, so they take milliseconds to
-            // seconds.
-            reconcile_time: Family::new_with_constructor(|| {
-                Histogram::new(exponential_buckets(0.005, 2.0, 14))
-            }),
+            panics: Family::default(),
+            reconcile_time: Family::new_with_constructor(|| Histogram::new(RECONCILE_TIME_BUCKETS)),
+            active_workers: Family::default(),
+            max_concurrent: Family::default(),
+            requests: RequestCounters::default(),
         }
     }
 }
 
 impl Metrics {
-    /// Registers the metrics so that they are served on `/metrics`.
-    pub(crate) fn register(&self, registry: &mut Registry) {
+    /// The registry `/metrics` serves: these metrics and the process's.
+    pub(crate) fn registry(&self) -> Registry {
+        let mut registry = Registry::default();
+        // Counters get `_total` appended.
         registry.register(
-            // The counter type appends `_total`.
             "controller_runtime_reconcile",
             "Total number of reconciliations per controller",
             self.reconciles.clone(),
@@ -80,26 +110,61 @@ impl Metrics {
             "Total number of reconciliation errors per controller",
             self.errors.clone(),
         );
+        registry.register(
+            "controller_runtime_reconcile_panics",
+            "Total number of reconciliation panics per controller",
+            self.panics.clone(),
+        );
         registry.register_with_unit(
             "controller_runtime_reconcile_time",
             "Length of time per reconciliation per controller",
             Unit::Seconds,
             self.reconcile_time.clone(),
         );
+        registry.register(
+            "controller_runtime_active_workers",
+            "Number of currently used workers per controller",
+            self.active_workers.clone(),
+        );
+        registry.register(
+            "controller_runtime_max_concurrent_reconciles",
+            "Maximum number of concurrent reconciles per controller (0: no limit)",
+            self.max_concurrent.clone(),
+        );
+        registry.register(
+            "rest_client_requests",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            self.requests.clone(),
+        );
+        registry.register_collector(Box::new(ProcessMetrics::new()));
+        registry
     }
 
     /// Starts the series of `controller` at zero, so that rates and alerts work from the start.
-    pub(crate) fn init_controller(&self, controller: &'static str) {
+    pub(crate) fn init_controller(&self, controller: &'static str, max_concurrent: u16) {
         // Getting a series creates it.
         for outcome in [Outcome::Success, Outcome::RequeueAfter, Outcome::Error] {
             let result = outcome.label();
             self.reconciles
                 .get_or_create_owned(&ResultLabels { controller, result });
         }
-        self.errors
+        let labels = ControllerLabels { controller };
+        self.errors.get_or_create_owned(&labels);
+        self.panics.get_or_create_owned(&labels);
+        self.reconcile_time.get_or_create_owned(&labels);
+        self.active_workers.get_or_create_owned(&labels);
+        self.max_concurrent
+            .get_or_create(&labels)
+            .set(i64::from(max_concurrent));
+    }
+
+    /// A reconcile of `controller` starts: counted as an active worker until the guard drops.
+    pub(crate) fn worker(&self, controller: &'static str) -> ActiveWorker {
+        let gauge = self
+            .active_workers
             .get_or_create_owned(&ControllerLabels { controller });
-        self.reconcile_time
-            .get_or_create_owned(&ControllerLabels { controller });
+        gauge.inc();
+        ActiveWorker(gauge)
     }
 
     /// Records one reconciliation of `controller` that took `duration`.
@@ -108,14 +173,30 @@ impl Metrics {
         self.reconciles
             .get_or_create(&ResultLabels { controller, result })
             .inc();
+        let labels = ControllerLabels { controller };
         if outcome == Outcome::Error {
-            self.errors
-                .get_or_create(&ControllerLabels { controller })
-                .inc();
+            self.errors.get_or_create(&labels).inc();
         }
         self.reconcile_time
-            .get_or_create(&ControllerLabels { controller })
+            .get_or_create(&labels)
             .observe(duration.as_secs_f64());
+    }
+
+    /// Records a reconcile of `controller` that panicked.
+    pub(crate) fn panicked(&self, controller: &'static str) {
+        self.panics
+            .get_or_create(&ControllerLabels { controller })
+            .inc();
+    }
+}
+
+/// One reconcile under way: the active-workers gauge goes down when it is dropped, however
+/// the reconcile ends.
+pub(crate) struct ActiveWorker(Gauge);
+
+impl Drop for ActiveWorker {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 
@@ -125,27 +206,52 @@ mod tests {
 
     use super::*;
 
+    fn text(metrics: &Metrics) -> String {
+        let mut text = String::new();
+        encode(&mut text, &metrics.registry()).expect("encode");
+        text
+    }
+
     #[test]
     fn reconciles_are_counted_per_controller_and_result() {
-        let mut registry = Registry::default();
         let metrics = Metrics::default();
-        metrics.register(&mut registry);
-        metrics.init_controller("widget");
-
+        metrics.init_controller("widget", 0);
         metrics.observe("widget", Duration::from_millis(20), Outcome::RequeueAfter);
         metrics.observe("widget", Duration::from_millis(20), Outcome::Error);
         metrics.observe("widget", Duration::from_millis(20), Outcome::Error);
+        metrics.panicked("widget");
+        let worker = metrics.worker("widget");
 
-        let mut text = String::new();
-        encode(&mut text, &registry).expect("encode");
+        let scraped = text(&metrics);
         for line in [
             "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 0\n",
             "controller_runtime_reconcile_total{controller=\"widget\",result=\"requeue_after\"} 1\n",
             "controller_runtime_reconcile_total{controller=\"widget\",result=\"error\"} 2\n",
             "controller_runtime_reconcile_errors_total{controller=\"widget\"} 2\n",
+            "controller_runtime_reconcile_panics_total{controller=\"widget\"} 1\n",
             "controller_runtime_reconcile_time_seconds_count{controller=\"widget\"} 3\n",
+            "controller_runtime_active_workers{controller=\"widget\"} 1\n",
+            "controller_runtime_max_concurrent_reconciles{controller=\"widget\"} 0\n",
         ] {
-            assert!(text.contains(line), "no {line} in\n{text}");
+            assert!(scraped.contains(line), "no {line} in\n{scraped}");
+        }
+        drop(worker);
+        assert!(
+            text(&metrics).contains("controller_runtime_active_workers{controller=\"widget\"} 0\n")
+        );
+    }
+
+    #[test]
+    fn the_process_is_described_as_client_libraries_describe_it() {
+        let text = text(&Metrics::default());
+        for name in [
+            "process_cpu_seconds_total ",
+            "process_resident_memory_bytes ",
+            "process_open_fds ",
+            "process_max_fds ",
+            "process_start_time_seconds ",
+        ] {
+            assert!(text.contains(name), "no {name} in\n{text}");
         }
     }
 }

@@ -90,16 +90,21 @@ fn ipv4_only(port: u16) -> io::Result<std::net::TcpListener> {
     std::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, port)))
 }
 
-/// Serves `router` on `listener` until `shutdown`, letting requests under way finish.
-pub(crate) async fn serve(
+/// Serves `router` on `listener` (plain TCP or TLS) until `shutdown`, letting requests under
+/// way finish.
+pub(crate) async fn serve<L>(
     what: &'static str,
-    listener: TcpListener,
+    listener: L,
     router: Router,
     shutdown: CancellationToken,
-) -> io::Result<()> {
+) -> io::Result<()>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
     // Log the bound address, not the requested one: port 0 means any free port.
     if let Ok(address) = listener.local_addr() {
-        info!(%address, "serving {what}");
+        info!(?address, "serving {what}");
     }
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown.cancelled_owned())

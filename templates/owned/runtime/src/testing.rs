@@ -33,6 +33,11 @@ pub fn mock_context() -> (Arc<Context>, ApiServer) {
 }
 
 impl ApiServer {
+    /// The server side of a client built around `handle` (e.g. with layers of its own).
+    pub fn from_handle(handle: Handle<Request<Body>, Response<Body>>) -> Self {
+        Self(handle)
+    }
+
     /// Waits for the next request, asserts its method and path (without the query), answers
     /// with `status` and the JSON `response`, and returns the request's JSON body (`Null` if
     /// empty).
@@ -106,6 +111,74 @@ impl ApiServer {
         send.send_response(response);
         Some((method, body))
     }
+}
+
+/// What [`https_get`] got.
+#[derive(Debug)]
+pub struct HttpsAnswer {
+    pub status: u16,
+    pub body: String,
+    /// The certificate the server presented.
+    pub server_cert: rustls::pki_types::CertificateDer<'static>,
+}
+
+/// `GET https://localhost<path>` at `address`, trusting only `root`, with `token` as a bearer
+/// token if given. HTTP/1.0 on the TLS stream, so that tests need no HTTP client crate.
+pub async fn https_get(
+    address: std::net::SocketAddr,
+    path: &str,
+    root: &rustls::pki_types::CertificateDer<'_>,
+    token: Option<&str>,
+) -> Result<HttpsAnswer, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(root.clone().into_owned())
+        .map_err(|e| e.to_string())?;
+    let config = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let tcp = tokio::net::TcpStream::connect(address)
+        .await
+        .map_err(|e| e.to_string())?;
+    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
+    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(name, tcp)
+        .await
+        .map_err(|e| format!("TLS handshake: {e}"))?;
+    let server_cert = tls
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|certs| certs.first())
+        .map(|cert| cert.clone().into_owned())
+        .ok_or("no server certificate")?;
+    let authorization = token
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
+    let request = format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n{authorization}\r\n");
+    tls.write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    // The server closes an HTTP/1.0 connection after its answer; some close it without a TLS
+    // close_notify, which is no error here.
+    let _ = tls.read_to_end(&mut response).await;
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| format!("no HTTP status in {head:?}"))?;
+    Ok(HttpsAnswer {
+        status,
+        body: body.to_owned(),
+        server_cert,
+    })
 }
 
 /// A `Status` body, as the API server sends with errors.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+#   bench/operator.sh [PROJECT]
 # Prints what the generated example operator (examples/demo-microservice, release build) costs
 # at run time: its resident memory idle and with COUNT DemoMicroServices (plus the peak), how
 # long a new DemoMicroService waits for its Deployment (p50, p95, max, created one at a time by
@@ -9,9 +10,14 @@
 # The memory and CPU figures are the operator's own overhead; the latencies include the
 # emulator's round trip (printed next to them) and say little about a real cluster.
 # TIME_LIMIT (default 900 s) bounds the creates.
+# PROJECT (default examples/demo-microservice) is the project built and measured instead of the
+# example: a variant of it (the same binary name and CRD, since the load is DemoMicroServices),
+# e.g. a copy with a change whose cost is in question.
 # Needs python3 with target/venv (`make tools`) and kubectl. Takes a few minutes, mostly the
 # release build; run it on an otherwise idle machine.
 set -euo pipefail
+# Resolved before the cd below, so that a path relative to the caller's directory works.
+project=$(cd "${1:-$(dirname "$0")/../examples/demo-microservice}" && pwd)
 cd "$(dirname "$0")/.."
 repo=$PWD
 count=${COUNT:-200}
@@ -29,7 +35,7 @@ trap 'exit 130' INT TERM # run the EXIT trap on Ctrl-C and kill too
 
 # Build a copy, as a user builds their generated project; the shared target folder reuses the
 # dependencies compiled by the tests. Only the manager binary is needed.
-cp -r examples/demo-microservice "$work/demo-microservice"
+cp -r "$project" "$work/demo-microservice"
 cd "$work/demo-microservice"
 CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice
 cp "$repo/target/generated/release/demo-microservice" "$work/manager"
@@ -59,7 +65,7 @@ cpu_seconds() { # utime + stime, fields 14 and 15 (the command name in field 2 h
 
 sleep 5
 kill -0 "$manager" 2>/dev/null || { echo "error: the manager exited; its log:" >&2; cat "$work/manager.log" >&2; exit 1; }
-echo "== demo-microservice (release) against the API emulator: $count DemoMicroServices, one at a time"
+echo "== demo-microservice (release, from ${project#"$repo"/}) against the API emulator: $count DemoMicroServices, one at a time"
 row "idle RSS:" "$(mib "$(kib VmRSS)")" "VmRSS 5 s after start, with nothing to reconcile"
 python3 "$repo/bench/operator_load.py" "$KUBECONFIG" "$count" "$time_limit" \
   || { echo "manager log (last lines):" >&2; tail -20 "$work/manager.log" >&2; exit 1; }

@@ -5,7 +5,6 @@ pub mod context;
 pub mod markers;
 pub mod owned;
 mod plan;
-mod rustfmt;
 mod templates;
 
 pub use context::project_context;

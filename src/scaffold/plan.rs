@@ -144,19 +144,6 @@ impl Plan {
         self.ops.iter().any(|op| op.path == path) || self.root.join(path).exists()
     }
 
-    /// Formats the planned files `paths` with rustfmt, as `cargo fmt` would: templates cannot
-    /// know how rustfmt lays out a line once a long kind name is in it. Without rustfmt the
-    /// files stay as rendered, and the returned message says so.
-    pub fn format_rust(&mut self, paths: &[String]) -> Result<(), String> {
-        let mut files: Vec<(&str, &mut String)> = self
-            .ops
-            .iter_mut()
-            .filter(|op| paths.contains(&op.path))
-            .map(|op| (op.path.as_str(), &mut op.contents))
-            .collect();
-        super::rustfmt::format(&self.root, &mut files)
-    }
-
     /// One line per file: `create src/main.rs`.
     pub fn describe(&self) -> String {
         self.ops

@@ -197,13 +197,4 @@ impl Additions {
         }
         Ok(())
     }
-
-    /// The Rust files the resource gets, whose layout depends on its names.
-    pub fn rust_files(&self) -> Vec<String> {
-        self.files
-            .iter()
-            .filter(|f| f.if_exists == IfExists::Refuse && f.path.ends_with(".rs"))
-            .map(|f| f.path.clone())
-            .collect()
-    }
 }

@@ -60,11 +60,6 @@ pub(super) fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> 
     record::record(&mut project, &resource);
     plan.update(project::FILE, |_| project.to_yaml())?;
 
-    // Kind names change how rustfmt lays out lines: format the kind's own Rust files as
-    // `cargo fmt` would (module registrations are inserted where rustfmt sorts them).
-    if let Err(note) = plan.format_rust(&additions.rust_files()) {
-        eprintln!("note: {note}");
-    }
     let next = next_steps(&plan, &resource);
     Ok((plan, next))
 }

@@ -12,6 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
+//! The `DemoMicroService` controller: runs `spec.image` as a Deployment of the same name and
 //! reports the Deployment's state in the status.
 //!
 //! The Deployment is controlled by its DemoMicroService (a controller owner reference) and
@@ -165,9 +166,9 @@ impl Reconciler for DemoMicroServiceReconciler {
     /// A change to a Deployment reconciles its DemoMicroService. Only the Deployments this
     /// operator labels as its own are watched, not every Deployment in the cluster.
     fn watches(
-        controller: Controller<v1::DemoMicroService>,
+        controller: Controller<Self::Resource>,
         ctx: &Context,
-    ) -> Controller<v1::DemoMicroService> {
+    ) -> Controller<Self::Resource> {
         let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
         let config = watcher::Config::default().labels(&managed);
         controller.owns(ctx.api::<Deployment>(), config)
@@ -193,6 +194,9 @@ const RUN_AS_USER: Option<i64> = Some(1001);
 
 /// The container's command; empty keeps the image's entrypoint.
 const CONTAINER_COMMAND: &[&str] = &[];
+
+/// The `app.kubernetes.io/name` label of the Deployment and its pods, and the container's name.
+const APP_NAME: &str = "demomicroservice";
 
 /// The name of the container port (at most 15 characters).
 const PORT_NAME: &str = "demomicroservic";
@@ -227,7 +231,7 @@ fn whose(deployment: &Deployment) -> String {
     let owners = deployment.owner_references();
     match owners.iter().find(|o| o.controller == Some(true)) {
         Some(owner) => format!("is controlled by {} {}", owner.kind, owner.name),
-        None => "exists and was not created by this DemoMicroService".to_owned(),
+        None => "exists and has no controller".to_owned(),
     }
 }
 
@@ -247,10 +251,7 @@ async fn publish(ctx: &Context, obj: &v1::DemoMicroService, reason: &str, note: 
 /// change, so neither can these.)
 fn selector_labels(name: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
-        (
-            "app.kubernetes.io/name".to_owned(),
-            "demomicroservice".to_owned(),
-        ),
+        ("app.kubernetes.io/name".to_owned(), APP_NAME.to_owned()),
         ("app.kubernetes.io/instance".to_owned(), name.to_owned()),
     ])
 }
@@ -320,7 +321,7 @@ pub fn deployment(obj: &v1::DemoMicroService, manager: &str) -> Result<Deploymen
                         ..PodSecurityContext::default()
                     }),
                     containers: vec![Container {
-                        name: "demomicroservice".into(),
+                        name: APP_NAME.into(),
                         image: Some(obj.spec.image.clone()),
                         image_pull_policy: Some("IfNotPresent".into()),
                         command: (!command.is_empty()).then_some(command),
@@ -442,7 +443,7 @@ pub fn status(obj: &v1::DemoMicroService, deployment: &Deployment) -> v1::DemoMi
     }
 }
 
-/// The status of \`obj\` when its Deployment is someone else's: not available, degraded, for
+/// The status of `obj` when its Deployment is someone else's: not available, degraded, for
 /// the current generation.
 fn refused_status(obj: &v1::DemoMicroService, error: &Error) -> v1::DemoMicroServiceStatus {
     let current = obj

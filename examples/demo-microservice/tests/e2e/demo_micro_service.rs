@@ -46,7 +46,7 @@ async fn runs_its_image_as_a_deployment() {
 
     let mut sample: v1::DemoMicroService = PROJECT.read_yaml(SAMPLE);
     let name = sample.name_any();
-    step(format!("apply the sample DemoMicroService {name}"));
+    step(format!("apply the sample {name}"));
     let owner = env.apply(&api, &sample).await;
 
     step("a Deployment controlled by it runs the sample's image");
@@ -75,14 +75,14 @@ async fn runs_its_image_as_a_deployment() {
     step("/metrics counts the reconciles");
     env.wait_for_reconciles(CONTROLLER, reconciles).await;
 
-    step("deleting the DemoMicroService deletes its Deployment, then itself");
+    step("deleting the sample deletes its Deployment, then itself");
     api.delete(&name, &DeleteParams::default())
         .await
-        .unwrap_or_else(|error| panic!("cannot delete DemoMicroService {name}: {error}"));
+        .unwrap_or_else(|error| panic!("cannot delete {name}: {error}"));
     let what = format!("Deployment {name} to be deleted");
     env.wait_for(&what, async || gone(&deployments, &name).await)
         .await;
-    let what = format!("DemoMicroService {name} to be deleted (its finalizer removed)");
+    let what = format!("{name} to be deleted (its finalizer removed)");
     env.wait_for(&what, async || gone(&api, &name).await).await;
 }
 

@@ -12,6 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
+//! Unit tests of the DemoMicroService controller, against a mocked API server: each test
 //! scripts the requests the controller must send and the API server's answers.
 
 use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
@@ -22,12 +23,17 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// The reconciler under test.
+type Tested = DemoMicroServiceReconciler;
+
 const PATH: &str = "/apis/devops.my.domain/v1/namespaces/default/demomicroservices/test";
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
 const DEPLOYMENT: &str = "/apis/apps/v1/namespaces/default/deployments/test";
 const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
 /// The field manager of `mock_context`'s operator.
 const MANAGER: &str = "test-operator";
+/// The controller's finalizer.
+const FINALIZER: &str = "devops.my.domain/finalizer";
 
 fn test_object(image: &str) -> v1::DemoMicroService {
     let spec = v1::DemoMicroServiceSpec {
@@ -80,9 +86,9 @@ where
     let server = tokio::spawn(script(server));
     let obj = Arc::new(obj);
     let result = if deleting {
-        within_timeout(DemoMicroServiceReconciler::cleanup(obj, ctx)).await
+        within_timeout(Tested::cleanup(obj, ctx)).await
     } else {
-        within_timeout(DemoMicroServiceReconciler::apply(obj, ctx)).await
+        within_timeout(Tested::apply(obj, ctx)).await
     };
     server.await.expect("API server script");
     result
@@ -110,11 +116,10 @@ fn the_deployment_runs_the_image_as_specified() {
     assert_eq!(selector["app.kubernetes.io/instance"], "test");
 
     let owner = &deployment["metadata"]["ownerReferences"][0];
-    assert_eq!(owner["kind"], "DemoMicroService");
-    assert_eq!(
-        owner["apiVersion"],
-        v1::DemoMicroService::api_version(&()).as_ref()
-    );
+    let kind = v1::DemoMicroService::kind(&());
+    assert_eq!(owner["kind"], kind.as_ref());
+    let api_version = v1::DemoMicroService::api_version(&());
+    assert_eq!(owner["apiVersion"], api_version.as_ref());
     assert_eq!(owner["uid"], "1234");
     assert_eq!(owner["controller"], true);
     assert_eq!(owner["blockOwnerDeletion"], true);
@@ -192,7 +197,7 @@ async fn a_changed_image_is_applied_to_that_very_deployment() {
 async fn a_deployment_it_does_not_control_is_left_alone_and_the_status_says_why() {
     for (owner, says) in [
         (Some("5678"), "is controlled by"),
-        (None, "was not created by this"),
+        (None, "has no controller"),
     ] {
         let theirs = json!(deployment_of(owner));
         let result = reconcile_with(test_object("podinfo:1"), false, |mut server| async move {
@@ -218,10 +223,7 @@ async fn a_deployment_it_does_not_control_is_left_alone_and_the_status_says_why(
         .await;
         let error = result.expect_err("reconcile must fail");
         assert!(error.to_string().contains(says), "{error}");
-        assert_eq!(
-            DemoMicroServiceReconciler::failure_reason(&error),
-            "DeploymentTaken"
-        );
+        assert_eq!(Tested::failure_reason(&error), "DeploymentTaken");
     }
 }
 
@@ -237,10 +239,7 @@ async fn an_api_error_fails_the_reconcile() {
         error.to_string().contains("mocked InternalError"),
         "{error}"
     );
-    assert_eq!(
-        DemoMicroServiceReconciler::failure_reason(&error),
-        "ApplyFailed"
-    );
+    assert_eq!(Tested::failure_reason(&error), "ApplyFailed");
 }
 
 /// A DemoMicroService being deleted.
@@ -254,22 +253,18 @@ fn deleted(finalizers: &[&str]) -> v1::DemoMicroService {
 #[tokio::test]
 async fn deletion_deletes_that_very_deployment() {
     let deployment = json!(stored(&test_object("podinfo:1"), 1));
-    reconcile_with(
-        deleted(&["devops.my.domain/finalizer"]),
-        true,
-        |mut server| async move {
-            server
-                .expect(Method::GET, DEPLOYMENT, 200, deployment.clone())
-                .await;
-            let event = server.echo(Method::POST, EVENTS).await;
-            assert_eq!(event["reason"], "Deleting");
-            let delete = server
-                .expect(Method::DELETE, DEPLOYMENT, 200, deployment)
-                .await;
-            // Only that very Deployment, not one created in its place meanwhile.
-            assert_eq!(delete["preconditions"]["uid"], "d-1");
-        },
-    )
+    reconcile_with(deleted(&[FINALIZER]), true, |mut server| async move {
+        server
+            .expect(Method::GET, DEPLOYMENT, 200, deployment.clone())
+            .await;
+        let event = server.echo(Method::POST, EVENTS).await;
+        assert_eq!(event["reason"], "Deleting");
+        let delete = server
+            .expect(Method::DELETE, DEPLOYMENT, 200, deployment)
+            .await;
+        // Only that very Deployment, not one created in its place meanwhile.
+        assert_eq!(delete["preconditions"]["uid"], "d-1");
+    })
     .await
     .expect("cleanup");
 }
@@ -278,13 +273,9 @@ async fn deletion_deletes_that_very_deployment() {
 async fn deletion_leaves_a_deployment_it_does_not_control() {
     for owner in [Some("5678"), None] {
         let theirs = json!(deployment_of(owner));
-        reconcile_with(
-            deleted(&["devops.my.domain/finalizer"]),
-            true,
-            |mut server| async move {
-                server.expect(Method::GET, DEPLOYMENT, 200, theirs).await;
-            },
-        )
+        reconcile_with(deleted(&[FINALIZER]), true, |mut server| async move {
+            server.expect(Method::GET, DEPLOYMENT, 200, theirs).await;
+        })
         .await
         .expect("cleanup");
     }
@@ -294,7 +285,7 @@ async fn deletion_leaves_a_deployment_it_does_not_control() {
 /// Deployment must survive its owner.
 #[tokio::test]
 async fn an_orphaning_deletion_keeps_the_deployment() {
-    let orphaning = deleted(&["orphan", "devops.my.domain/finalizer"]);
+    let orphaning = deleted(&["orphan", FINALIZER]);
     // No request at all: the script expects none.
     reconcile_with(orphaning, true, |_server| async {})
         .await

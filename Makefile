@@ -1,7 +1,8 @@
 # rbuilder's own tasks. `make test` is the one test command: it installs the Python tools
-# the tests use (into target/venv, nothing system-wide), then runs `cargo test`, which builds
-# and checks real generated projects (several minutes), the API emulator's own tests, and the
-# end-to-end tests of generated operators against that emulator.
+# the tests use (into target/venv, nothing system-wide), then runs `cargo test` with the tests
+# that a plain `cargo test` skips as slow (those that build and check every golden tree against
+# crates.io: several minutes), the API emulator's own tests, and the end-to-end tests of
+# generated operators against that emulator.
 
 VENV ?= $(CURDIR)/target/venv
 export PATH := $(VENV)/bin:$(PATH)
@@ -12,7 +13,7 @@ help: ## Show this help
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 test: tools ## Run every test: unit, CLI, generated projects, the emulator, and end to end against it
-	cargo test
+	cargo test -- --include-ignored
 	$(MAKE) emulator-test e2e
 
 emulator-test: tools ## Only the API emulator's own tests (pytest, a few seconds)

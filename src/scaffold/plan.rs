@@ -283,7 +283,10 @@ impl Plan {
 }
 
 /// Writes a sibling temporary file, then renames it over the target, so a file is never
-/// seen half-written. A replaced file keeps its permissions.
+/// seen half-written. A replaced file keeps its permissions, and its new contents reach the
+/// disk before the rename, so that a crash cannot leave the user's file empty; a new file is
+/// not synced (at worst a crash leaves it empty, and nothing of the user's is lost), which
+/// keeps scaffolding in milliseconds: a sync costs about as much as rendering a template.
 fn write_atomically(target: &Path, contents: &str) -> io::Result<()> {
     let name = target
         .file_name()
@@ -293,8 +296,8 @@ fn write_atomically(target: &Path, contents: &str) -> io::Result<()> {
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(contents.as_bytes())?;
-        f.sync_all()?;
         if let Ok(m) = fs::metadata(target) {
+            f.sync_all()?;
             fs::set_permissions(&tmp, m.permissions())?;
         }
         fs::rename(&tmp, target)

@@ -90,3 +90,97 @@ pub fn assert_same_tree(
         );
     }
 }
+
+/// The repository's root.
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A command line's words: separated by spaces, with "double quotes" around a word that holds
+/// spaces (or is empty).
+pub fn words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut rest = line.trim_start();
+    while !rest.is_empty() {
+        let (word, after) = match rest.strip_prefix('"') {
+            Some(quoted) => {
+                let end = quoted
+                    .find('"')
+                    .unwrap_or_else(|| panic!("unclosed quote in {line}"));
+                (&quoted[..end], &quoted[end + 1..])
+            }
+            None => rest.split_at(rest.find(' ').unwrap_or(rest.len())),
+        };
+        words.push(word.to_owned());
+        rest = after.trim_start();
+    }
+    words
+}
+
+/// `rbuilder <line>` run in `dir`, the line split into words as [`words`] does.
+pub fn run(dir: &Path, line: &str) -> assert_cmd::assert::Assert {
+    let words = words(line);
+    let args: Vec<&str> = words.iter().map(String::as_str).collect();
+    rbuilder(dir, &args)
+}
+
+/// A golden tree of `testdata/variants.txt`: a folder of the repository, and the commands that
+/// make it.
+pub struct Variant {
+    /// From the repository's root: `testdata/plain`.
+    pub path: String,
+    /// Each an rbuilder command line, without `rbuilder`.
+    pub commands: Vec<String>,
+}
+
+impl Variant {
+    /// The folder's name, which is the project's.
+    pub fn name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// Runs the variant's commands in `dir`, a new folder named [`Self::name`].
+    pub fn scaffold(&self, dir: &Path) {
+        for command in &self.commands {
+            let out = run(dir, command).get_output().clone();
+            assert!(
+                out.status.success(),
+                "`rbuilder {command}` failed for {}:\n{}",
+                self.path,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+/// The golden trees listed in `testdata/variants.txt`.
+pub fn variants() -> Vec<Variant> {
+    let file = repo().join("testdata/variants.txt");
+    let text = std::fs::read_to_string(&file).expect("testdata/variants.txt");
+    let mut variants: Vec<Variant> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with(' ') {
+            let variant = variants.last_mut().expect("a folder before its commands");
+            variant.commands.push(line.trim().to_owned());
+        } else {
+            variants.push(Variant {
+                path: line.trim().to_owned(),
+                commands: Vec::new(),
+            });
+        }
+    }
+    variants
+}
+
+/// Every file of the project at `dir` with its bytes, by path: what rbuilder writes, so not
+/// `Cargo.lock` (which cargo writes) nor build outputs (`target/`).
+pub fn project_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    snapshot(dir)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("target") && path != Path::new("Cargo.lock"))
+        .filter_map(|(path, contents)| contents.map(|bytes| (path, bytes)))
+        .collect()
+}

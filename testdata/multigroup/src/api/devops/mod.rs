@@ -1,0 +1,8 @@
+// Copyright 2026 The multigroup Authors.
+//
+// SPDX-License-Identifier: MIT
+
+//! The `devops.example.com` API group, one module per version.
+
+pub mod v1;
+// +rbuilder:scaffold:versions

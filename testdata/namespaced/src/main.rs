@@ -1,0 +1,10 @@
+//! The manager of the `namespaced` operator: runs its controllers (`--help` lists the
+//! flags). Everything it does besides your controllers' logic is the runtime's: see
+//! `rbuilder_runtime::manager`.
+
+use std::process::ExitCode;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    rbuilder_runtime::manager::run(&namespaced::OPERATOR).await
+}

@@ -119,19 +119,26 @@ impl Group {
     /// `example.com` -> `example_com`.
     pub fn module(&self) -> Result<String> {
         let module = self.0.replace(['-', '.'], "_");
-        if module.starts_with(|c: char| c.is_ascii_digit())
-            || RUST_KEYWORDS.contains(&module.as_str())
-            || RESERVED_MODULES.contains(&module.as_str())
-        {
-            bail!(
-                "invalid group '{}' for a multigroup project: its Rust module '{module}' would \
-                 start with a digit, be a Rust keyword or hide a crate the generated code uses; \
-                 choose another group, e.g. '{}-apps'",
-                self.0,
-                self.0
-            );
-        }
-        Ok(module)
+        let (why, instead) = if module.starts_with(|c: char| c.is_ascii_digit()) {
+            (
+                "would start with a digit, which Rust does not allow".to_owned(),
+                format!("team-{}", self.0),
+            )
+        } else if RUST_KEYWORDS.contains(&module.as_str()) {
+            (
+                "would be a Rust keyword".to_owned(),
+                format!("{}-apps", self.0),
+            )
+        } else if let Some(why) = reserved_module(&module) {
+            (why.to_owned(), format!("{}-apps", self.0))
+        } else {
+            return Ok(module);
+        };
+        bail!(
+            "invalid group '{}' for a multigroup project: its Rust module '{module}' {why}; \
+             choose another group, e.g. '{instead}'",
+            self.0
+        );
     }
 
     /// Checks that `<group>.<domain>` is a valid API group name as a whole.
@@ -190,6 +197,22 @@ fn is_kube_version(s: &str) -> bool {
 const PRELUDE_TYPES: &[&str] = &[
     "Box", "Err", "None", "Ok", "Option", "Result", "Self", "Some", "String", "Vec",
 ];
+
+/// Why a kind or group cannot have the Rust module `module`, if it cannot.
+fn reserved_module(module: &str) -> Option<&'static str> {
+    match module {
+        "mod" | "main" => Some(
+            "would have the file name of a module's own file (mod.rs of each module, \
+             main.rs of tests/e2e)",
+        ),
+        "tests" => Some("would have the name of the unit tests' module"),
+        _ if RESERVED_MODULES.contains(&module) => Some(
+            "would hide the crate of that name that the generated code uses \
+             (`use` would be ambiguous)",
+        ),
+        _ => None,
+    }
+}
 
 /// Module names a kind cannot take: the generated project's crates (a `kube` module next to
 /// `use kube::...` is ambiguous), the `tests` module of `src/controller/mod.rs`, and the file
@@ -254,11 +277,10 @@ impl Kind {
                  e.g. '{s}Resource'"
             );
         }
-        if RESERVED_MODULES.contains(&module.as_str()) {
+        if let Some(why) = reserved_module(&module) {
             bail!(
-                "invalid kind '{s}': its Rust module '{module}' would hide the crate or module \
-                 of that name that the generated code uses; choose another name, e.g. \
-                 '{s}Resource'"
+                "invalid kind '{s}': its Rust module '{module}' {why}; choose another name, \
+                 e.g. '{s}Resource'"
             );
         }
         if PRELUDE_TYPES.contains(&s) {

@@ -20,6 +20,10 @@ cd "$(dirname "$0")/.."
 
 repo=$PWD
 export CARGO_TARGET_DIR=$repo/target/generated
+# As tests/generated.rs builds the same projects, so that the dependencies compiled there are
+# reused here: one-shot builds, so no incremental data and no debug info (gigabytes per
+# project, and slower links), which change nothing a test looks at.
+export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0
 work=$(mktemp -d)
 kubeconfig=$work/kubeconfig
 pid=$(emulator/start.sh "$kubeconfig" scripts/e2e-auth.yaml)

@@ -31,6 +31,11 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir())
+        // One-shot builds: incremental data and debug info would cost gigabytes per project
+        // and slower links, and change nothing checked here (scripts/e2e.sh builds the same
+        // way, so it reuses the dependencies compiled here).
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program} (is it installed?): {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -1,6 +1,10 @@
 //! Validated names. Each type can only be built through its `parse`, so a value that
 //! exists has passed Kubernetes' rules (and Rust's, where the name becomes code). Every
 //! rejection names the value, says why, and says what would be accepted.
+//!
+//! Longer than most modules (about 480 lines before its tests): one small type per name a
+//! user types, each with its rule, kept together because they share the DNS-1123 checks and
+//! the lists of names Rust or the generated code reserve, which must agree with each other.
 
 use std::fmt;
 

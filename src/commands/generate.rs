@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{create_api, grafana, init, say};
-use crate::cli::{CreateApiArgs, GenerateArgs};
+use super::{create_api, create_webhook, grafana, init, say};
+use crate::cli::{CreateApiArgs, CreateWebhookArgs, GenerateArgs};
 use crate::project::{Project, ResourceEntry};
 use crate::scaffold::{Plan, project_context};
 
@@ -92,6 +92,30 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
         let (plan, _) = create_api::plan(output, &args).with_context(|| {
             format!(
                 "cannot replay `create api` for {}/{} {}",
+                entry.group, entry.version, entry.kind
+            )
+        })?;
+        plan.apply()?;
+    }
+    // Webhooks after every API, as kubebuilder replays them: a conversion needs its spokes.
+    for entry in &project.resources {
+        let Some(webhooks) = &entry.webhooks else {
+            continue;
+        };
+        let args = CreateWebhookArgs {
+            group: entry.group.display_name().to_owned(),
+            version: entry.version.to_string(),
+            kind: entry.kind.to_string(),
+            defaulting: webhooks.defaulting,
+            programmatic_validation: webhooks.validation,
+            conversion: webhooks.conversion,
+            spokes: webhooks.spoke.iter().map(ToString::to_string).collect(),
+            force: false,
+            dry_run: false,
+        };
+        let (plan, _) = create_webhook::plan(output, &args).with_context(|| {
+            format!(
+                "cannot replay `create webhook` for {}/{} {}",
                 entry.group, entry.version, entry.kind
             )
         })?;

@@ -33,7 +33,7 @@ use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
-use crate::{Context, Operator, WatchScope, error_chain};
+use crate::{Context, Operator, WatchScope, error_chain, webhook};
 
 /// The manager's flags: those of kubebuilder projects.
 #[derive(Parser, Debug)]
@@ -64,6 +64,32 @@ pub struct Flags {
     /// The key's file in --metrics-cert-path.
     #[arg(long, default_value = "tls.key", value_name = "FILE")]
     pub metrics_cert_key: String,
+
+    /// Address the webhook server binds to: "[host]:port", or "0" to disable it. The default
+    /// is loopback only; config/default passes ":9443" in the cluster. Only a project with
+    /// webhooks serves them.
+    #[arg(long, default_value = "127.0.0.1:9443")]
+    pub webhook_bind_address: BindAddress,
+
+    /// A folder with the webhook server's certificate and key (the cert-manager Secret mounted
+    /// there), reloaded when they change; without it a self-signed certificate is made at
+    /// start, which no API server trusts.
+    #[arg(long, value_name = "DIR")]
+    pub webhook_cert_path: Option<PathBuf>,
+
+    /// The certificate's file in --webhook-cert-path.
+    #[arg(long, default_value = "tls.crt", value_name = "FILE")]
+    pub webhook_cert_name: String,
+
+    /// The key's file in --webhook-cert-path.
+    #[arg(long, default_value = "tls.key", value_name = "FILE")]
+    pub webhook_cert_key: String,
+
+    /// Serve the project's webhooks; false (or the environment variable ENABLE_WEBHOOKS=false,
+    /// as in kubebuilder projects) runs the controllers only, e.g. for `make run`.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub enable_webhooks: bool,
 
     /// Address the /healthz and /readyz probes bind to: "[host]:port", or "0" to disable them.
     /// The default is loopback only; config/manager passes ":8081" for the kubelet's probes.
@@ -208,6 +234,27 @@ async fn manage(
         }
     }
 
+    if !operator.webhooks.is_empty()
+        && webhooks_enabled(&flags)
+        && let Some(listener) = bind("webhooks", &flags.webhook_bind_address).await?
+    {
+        let certificate = tls::certificate(
+            flags.webhook_cert_path.as_deref(),
+            &flags.webhook_cert_name,
+            &flags.webhook_cert_key,
+        )
+        .context("cannot serve the webhooks over HTTPS")?;
+        tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
+        let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
+        let router = webhook::router(operator.webhooks);
+        servers.spawn(serve::serve(
+            "webhooks (HTTPS)",
+            listener,
+            router,
+            shutdown.clone(),
+        ));
+    }
+
     let mut leadership = None;
     if flags.leader_elect {
         let election = leader_election(operator, &client);
@@ -247,6 +294,11 @@ async fn manage(
     }
     info!("stopped");
     Ok(())
+}
+
+/// Whether to serve webhooks: --enable-webhooks, unless ENABLE_WEBHOOKS=false.
+fn webhooks_enabled(flags: &Flags) -> bool {
+    flags.enable_webhooks && std::env::var("ENABLE_WEBHOOKS").as_deref() != Ok("false")
 }
 
 /// The election for `operator`'s Lease, in POD_NAMESPACE (set from the downward API in
@@ -384,7 +436,11 @@ mod tests {
     #[test]
     fn by_default_nothing_listens_beyond_this_machine() {
         let flags = Flags::parse_from(["manager"]);
-        for address in [flags.metrics_bind_address, flags.health_probe_bind_address] {
+        for address in [
+            flags.metrics_bind_address,
+            flags.health_probe_bind_address,
+            flags.webhook_bind_address,
+        ] {
             match address {
                 BindAddress::Host(address) => assert!(address.ip().is_loopback(), "{address}"),
                 other => panic!("{other:?} is not loopback"),

@@ -220,14 +220,14 @@ fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
     let group = Group::parse(&args.group)?;
+    if !args.spokes.is_empty() && !args.conversion {
+        bail!("--spoke only applies with --conversion: add --conversion or drop --spoke");
+    }
     if !(args.defaulting || args.programmatic_validation || args.conversion) {
         bail!(
             "no webhook chosen: give --defaulting, --programmatic-validation, or --conversion \
              with --spoke <version>"
         );
-    }
-    if !args.spokes.is_empty() && !args.conversion {
-        bail!("--spoke only applies with --conversion: add --conversion or drop --spoke");
     }
     let gvk = format!("{group}/{version} {kind}");
     if project

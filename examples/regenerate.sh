@@ -17,6 +17,9 @@ export SOURCE_DATE_EPOCH=1780000000
 "$bin" create api --group devops --version v1 --kind DemoMicroService \
   --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --run-as-user 1001 \
   --short-name dms >/dev/null
+# The tutorial's webhooks: a defaulter, and a validator refusing images without a tag.
+"$bin" create webhook --group devops --version v1 --kind DemoMicroService \
+  --defaulting --programmatic-validation >/dev/null
 if [ -f "$example/Cargo.lock" ]; then cp "$example/Cargo.lock" .; fi
 rm -rf "$example"
 cp -r "$work/demo-microservice" "$example"

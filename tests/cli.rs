@@ -1521,6 +1521,30 @@ fn create_webhook_writes_the_kinds_webhooks_registers_and_records_them() {
         "{project}"
     );
 
+    // Deployed as kubebuilder deploys webhooks: configurations from the code, a Service, a
+    // cert-manager certificate, all enabled in config/default.
+    let manifests = read(&dir, "config/webhook/manifests.yaml");
+    assert!(
+        manifests.contains("path: /mutate-devops-my-domain-v1-demomicroservice"),
+        "{manifests}"
+    );
+    assert!(
+        manifests.contains("name: vdemomicroservice-v1.kb.io"),
+        "{manifests}"
+    );
+    let default = read(&dir, "config/default/kustomization.yaml");
+    for enabled in [
+        "\n- ../webhook\n",
+        "\n- ../certmanager\n",
+        "\n- path: manager_webhook_patch.yaml\n",
+        "\nreplacements:\n- path: webhook_replacements.yaml\n",
+    ] {
+        assert!(default.contains(enabled), "{enabled:?} in\n{default}");
+    }
+    assert!(
+        read(&dir, "config/certmanager/kustomization.yaml").contains("- certificate-webhook.yaml")
+    );
+
     // Conversion to a second version: its own file, registered after the others.
     let v2 = [
         "create",

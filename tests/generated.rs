@@ -115,6 +115,9 @@ fn check_manager_without_a_cluster(dir: &Path) {
         "--metrics-secure",
         "--metrics-cert-path",
         "--health-probe-bind-address",
+        "--webhook-bind-address",
+        "--webhook-cert-path",
+        "--enable-webhooks",
         "--leader-elect",
         "--log-format",
     ] {
@@ -414,6 +417,62 @@ fn plain_resources_versions_and_awkward_names() {
     let site = ["create", "api", "--group", "devops", "--kind", "Site"];
     scaffold(&dir, &[&site[..], &["--image", "nginx:1.27"]].concat());
     scaffold(&dir, &[&site[..], &["--force"]].concat());
+    // Webhooks: all three kinds on a kind with two versions, and on awkward names.
+    let webhook = |version: &'static str, kind: &'static str| {
+        vec![
+            "create",
+            "webhook",
+            "--group",
+            "devops",
+            "--version",
+            version,
+            "--kind",
+            kind,
+        ]
+    };
+    scaffold(
+        &dir,
+        &[webhook("v1", "Guestbook"), vec!["--defaulting"]].concat(),
+    );
+    scaffold(
+        &dir,
+        &[
+            webhook("v1", "Guestbook"),
+            vec!["--conversion", "--spoke", "v2"],
+        ]
+        .concat(),
+    );
+    scaffold(
+        &dir,
+        &[
+            webhook("v1", "Guestbook"),
+            vec!["--defaulting", "--programmatic-validation", "--force"],
+        ]
+        .concat(),
+    );
+    scaffold(
+        &dir,
+        &[webhook("v1", "Type"), vec!["--programmatic-validation"]].concat(),
+    );
+    scaffold(
+        &dir,
+        &[
+            webhook("v1alpha1", "Policy"),
+            vec!["--defaulting", "--programmatic-validation"],
+        ]
+        .concat(),
+    );
+    scaffold(
+        &dir,
+        &[
+            webhook(
+                "v1",
+                "ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits",
+            ),
+            vec!["--defaulting"],
+        ]
+        .concat(),
+    );
     lock(&dir);
     check_project(&dir);
 }
@@ -463,6 +522,21 @@ fn multigroup_with_deploy_image_and_a_built_in_type() {
             "--resource=false",
         ],
     );
+    for (group, kind) in [("devops", "DemoMicroService"), ("web-apps", "Site")] {
+        scaffold(
+            &dir,
+            &[
+                "create",
+                "webhook",
+                "--group",
+                group,
+                "--kind",
+                kind,
+                "--defaulting",
+                "--programmatic-validation",
+            ],
+        );
+    }
     lock(&dir);
     check_project(&dir);
 }

@@ -273,6 +273,21 @@ fn demo_microservice_example_is_current_and_works() {
             "dms",
         ],
     );
+    scaffold(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "DemoMicroService",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    );
     // The checked-in example is exactly what rbuilder generates today (its Cargo.lock and
     // build outputs aside).
     let mut checked_in = snapshot(&example);

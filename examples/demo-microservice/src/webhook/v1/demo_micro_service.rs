@@ -83,7 +83,8 @@ mod tests {
     use super::*;
     use crate::api::v1::DemoMicroServiceSpec;
 
-    fn demo_micro_service(image: &str) -> DemoMicroService {
+    /// A DemoMicroService as a user would apply it.
+    fn sample(image: &str) -> DemoMicroService {
         let spec = DemoMicroServiceSpec {
             image: image.into(),
             replicas: None,
@@ -96,7 +97,7 @@ mod tests {
 
     #[test]
     fn the_name_label_is_defaulted() {
-        let obj = demo_micro_service("nginx:1.27");
+        let obj = sample("nginx:1.27");
         let answer = DEFAULTING.answer(&admission_review("CREATE", Some(&obj), None));
         let defaulted = patched(&obj, &answer);
         let labels = defaulted.metadata.labels.unwrap_or_default();
@@ -118,7 +119,7 @@ mod tests {
             "localhost:5000/app:1",
             "app@sha256:0a",
         ] {
-            let obj = demo_micro_service(image);
+            let obj = sample(image);
             let answer = VALIDATING.answer(&admission_review("CREATE", Some(&obj), None));
             assert_eq!(answer["response"]["allowed"], true, "{image}: {answer}");
         }
@@ -127,7 +128,7 @@ mod tests {
     #[test]
     fn images_without_a_tag_or_tagged_latest_are_refused() {
         for image in ["nginx", "nginx:latest", "localhost:5000/app"] {
-            let obj = demo_micro_service(image);
+            let obj = sample(image);
             let answer = VALIDATING.answer(&admission_review("CREATE", Some(&obj), None));
             assert!(
                 denial(&answer).contains("must name a tag"),
@@ -138,10 +139,7 @@ mod tests {
 
     #[test]
     fn an_update_is_refused_only_for_a_changed_image() {
-        let (old, new) = (
-            demo_micro_service("nginx"),
-            demo_micro_service("nginx:latest"),
-        );
+        let (old, new) = (sample("nginx"), sample("nginx:latest"));
         let answer = VALIDATING.answer(&admission_review("UPDATE", Some(&new), Some(&old)));
         assert!(denial(&answer).contains("nginx:latest"), "{answer}");
         let answer = VALIDATING.answer(&admission_review("UPDATE", Some(&old), Some(&old)));

@@ -1,12 +1,13 @@
 //! The manager: the operator binary's `main`. It reads the flags, connects to the API server,
-//! serves the health probes and the metrics, waits for leadership if asked to, runs every
-//! controller, and on SIGTERM stops them (letting reconciles under way finish) and releases
-//! the Lease.
+//! serves the health probes, the metrics and the webhooks, waits for leadership if asked to,
+//! runs every controller, and on SIGTERM stops them (letting reconciles under way finish) and
+//! releases the Lease.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
@@ -194,9 +195,14 @@ async fn manage(
 
     // The servers start first: the probes must answer while this instance waits for leadership.
     let mut servers = JoinSet::new();
+    // Not ready until the webhook server serves, if there is one: the webhook Service must not
+    // send the API server's calls to this replica before (controller-runtime checks the same).
+    let serves_webhooks = !operator.webhooks.is_empty() && webhooks_enabled(&flags);
+    let webhooks_started = Arc::new(AtomicBool::new(!serves_webhooks));
+    let started = Arc::clone(&webhooks_started);
     let probes = Router::new()
         .route("/healthz", get(|| async { "ok" }))
-        .route("/readyz", get(|| async { "ok" }));
+        .route("/readyz", get(move || readyz(Arc::clone(&started))));
     let address = &flags.health_probe_bind_address;
     if let Some(listener) = bind("health probes", address).await? {
         servers.spawn(serve::serve(
@@ -234,25 +240,26 @@ async fn manage(
         }
     }
 
-    if !operator.webhooks.is_empty()
-        && webhooks_enabled(&flags)
-        && let Some(listener) = bind("webhooks", &flags.webhook_bind_address).await?
-    {
-        let certificate = tls::certificate(
-            flags.webhook_cert_path.as_deref(),
-            &flags.webhook_cert_name,
-            &flags.webhook_cert_key,
-        )
-        .context("cannot serve the webhooks over HTTPS")?;
-        tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
-        let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
-        let router = webhook::router(operator.webhooks);
-        servers.spawn(serve::serve(
-            "webhooks (HTTPS)",
-            listener,
-            router,
-            shutdown.clone(),
-        ));
+    if serves_webhooks {
+        if let Some(listener) = bind("webhooks", &flags.webhook_bind_address).await? {
+            let certificate = tls::certificate(
+                flags.webhook_cert_path.as_deref(),
+                &flags.webhook_cert_name,
+                &flags.webhook_cert_key,
+            )
+            .context("cannot serve the webhooks over HTTPS")?;
+            tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
+            let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
+            let router = webhook::router(operator.webhooks);
+            servers.spawn(serve::serve(
+                "webhooks (HTTPS)",
+                listener,
+                router,
+                shutdown.clone(),
+            ));
+        }
+        // Ready from now on: serving, or told not to (--webhook-bind-address=0).
+        webhooks_started.store(true, Ordering::Relaxed);
     }
 
     let mut leadership = None;
@@ -294,6 +301,18 @@ async fn manage(
     }
     info!("stopped");
     Ok(())
+}
+
+/// `/readyz`: ready once the webhook server (if any) serves.
+async fn readyz(webhooks_started: Arc<AtomicBool>) -> (StatusCode, &'static str) {
+    if webhooks_started.load(Ordering::Relaxed) {
+        (StatusCode::OK, "ok")
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the webhook server has not started",
+        )
+    }
 }
 
 /// Whether to serve webhooks: --enable-webhooks, unless ENABLE_WEBHOOKS=false.
@@ -431,6 +450,21 @@ mod tests {
             ),
             ("tls.crt", "tls.key")
         );
+    }
+
+    #[tokio::test]
+    async fn not_ready_until_the_webhook_server_serves() {
+        let started = Arc::new(AtomicBool::new(false));
+        let (status, _) = readyz(Arc::clone(&started)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        started.store(true, Ordering::Relaxed);
+        assert_eq!(readyz(started).await, (StatusCode::OK, "ok"));
+    }
+
+    #[test]
+    fn webhooks_are_served_unless_disabled() {
+        assert!(Flags::parse_from(["manager"]).enable_webhooks);
+        assert!(!Flags::parse_from(["manager", "--enable-webhooks=false"]).enable_webhooks);
     }
 
     #[test]

@@ -1703,3 +1703,41 @@ fn create_webhook_needs_a_project() {
         &["no PROJECT file"],
     );
 }
+
+#[test]
+fn alpha_generate_replays_webhooks() {
+    let (tmp, dir) = initialized("example");
+    let guestbook = |version: &'static str| {
+        vec![
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            version,
+            "--kind",
+            "Guestbook",
+        ]
+    };
+    rbuilder(&dir, &guestbook("v1")).success();
+    rbuilder(&dir, &guestbook("v2")).success();
+    let webhook = [
+        "create",
+        "webhook",
+        "--group",
+        "devops",
+        "--version",
+        "v1",
+        "--kind",
+        "Guestbook",
+    ];
+    let admission = ["--defaulting", "--programmatic-validation"];
+    rbuilder(&dir, &[&webhook[..], &admission[..]].concat()).success();
+    let conversion = ["--conversion", "--spoke", "v2"];
+    rbuilder(&dir, &[&webhook[..], &conversion[..]].concat()).success();
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../fresh"])
+        .success()
+        .stdout(contains("init, 2 create api and 1 create webhook"));
+    let fresh = tmp.path().join("fresh");
+    assert_same_tree(&snapshot(&dir), &snapshot(&fresh), "the replayed project");
+}

@@ -21,10 +21,10 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
         let scratch = Scratch::new()?;
         replay(&input, &project, scratch.path())?;
         say(&format!(
-            "would generate {} from {}: init and {} create api\ndry run: nothing was written\n",
+            "would generate {} from {}: {}\ndry run: nothing was written\n",
             args.output_dir.display(),
             args.input_dir.join(crate::project::FILE).display(),
-            project.resources.len()
+            commands(&project)
         ));
         return Ok(());
     }
@@ -36,14 +36,28 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
         return Err(error);
     }
     say(&format!(
-        "generated {} from {}: init and {} create api\nCompare: diff -r {} {}\n",
+        "generated {} from {}: {}\nCompare: diff -r {} {}\n",
         args.output_dir.display(),
         args.input_dir.join(crate::project::FILE).display(),
-        project.resources.len(),
+        commands(&project),
         args.input_dir.display(),
         args.output_dir.display(),
     ));
     Ok(())
+}
+
+/// The commands a replay runs: `init and 3 create api`, `init, 1 create api and 1 create webhook`.
+fn commands(project: &Project) -> String {
+    let apis = project.resources.len();
+    match project
+        .resources
+        .iter()
+        .filter(|r| r.webhooks.is_some())
+        .count()
+    {
+        0 => format!("init and {apis} create api"),
+        webhooks => format!("init, {apis} create api and {webhooks} create webhook"),
+    }
 }
 
 /// The output folder must be new or empty: it is never merged with anything.

@@ -1741,3 +1741,18 @@ fn alpha_generate_replays_webhooks() {
     let fresh = tmp.path().join("fresh");
     assert_same_tree(&snapshot(&dir), &snapshot(&fresh), "the replayed project");
 }
+
+#[test]
+fn create_webhook_in_a_project_made_before_webhooks_says_what_to_add() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    fs::remove_file(dir.join("src/webhook/mod.rs")).expect("remove");
+    assert_rejected(
+        &dir,
+        &webhook_args("v1", &["--defaulting"]),
+        &[
+            "src/webhook/mod.rs does not exist",
+            "webhooks: webhook::WEBHOOKS",
+        ],
+    );
+}

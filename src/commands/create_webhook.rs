@@ -99,7 +99,9 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     if !plan.exists(WEBHOOK_MOD) {
         bail!(
             "{WEBHOOK_MOD} does not exist: this project was made by an rbuilder without \
-             webhooks; run `rbuilder update`, then create the webhook again"
+             webhooks; run `rbuilder update`, copy {WEBHOOK_MOD} from a project made by \
+             `rbuilder init`, add `pub mod webhook;` and `webhooks: webhook::WEBHOOKS,` to \
+             src/lib.rs, then create the webhook again"
         );
     }
     let mut rust_files = Vec::new();

@@ -80,8 +80,8 @@ pub trait Validator: 'static {
     /// Checks a change from `old` to `new`.
     fn validate_update(old: &Self::Resource, new: &Self::Resource) -> Result<Warnings, Denied>;
 
-    /// Checks a deletion. (The webhook configuration asks for create and update only; add
-    /// `DELETE` to its operations in `config/` to have deletions checked.)
+    /// Checks a deletion, if the API server sends it: the configuration that `make manifests`
+    /// writes asks for creations and updates only, as kubebuilder's does.
     fn validate_delete(obj: &Self::Resource) -> Result<Warnings, Denied> {
         let _ = obj;
         Ok(Warnings::new())

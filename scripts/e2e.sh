@@ -14,7 +14,8 @@
 #   4. the TokenReview and SubjectAccessReview a manager's authenticated metrics endpoint
 #      makes, answered from scripts/e2e-auth.yaml (given to the emulator at start);
 #   5. the example's webhooks, called by the API server: an image without a tag is refused with
-#      the validator's message, a created DemoMicroService gets the defaulter's label. The
+#      the validator's message, a created DemoMicroService gets the defaulter's label; and a
+#      conversion webhook: the plain project's Guestbook, created as v1, read as v2. The
 #      emulator runs no Services, so this harness points the webhook configurations at the
 #      manager run on this machine (clientConfig.url, with a certificate made here); the
 #      operator's code and manifests know nothing of it.
@@ -139,8 +140,8 @@ mkdir -p "$certs"
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
   -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
   -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null
-# The webhook configurations on stdin (documents or a List), calling the manager on this
-# machine at https://127.0.0.1:9443 and trusting the certificate above, instead of the
+# The webhook configurations and CRDs on stdin (documents or a List), calling the manager on
+# this machine at https://127.0.0.1:9443 and trusting the certificate above, instead of the
 # webhook Service, which the emulator cannot reach.
 local_webhooks() {
   "$python" -c '
@@ -151,15 +152,17 @@ objects = [o for d in docs for o in d.get("items", [d])]
 for o in objects:
     for key in ("resourceVersion", "uid", "creationTimestamp", "managedFields", "generation"):
         o["metadata"].pop(key, None)
-    for webhook in o.get("webhooks", []):
+    conversion = o.get("spec", {}).get("conversion", {}).get("webhook")
+    for webhook in o.get("webhooks", []) + ([conversion] if conversion else []):
         path = webhook["clientConfig"]["service"]["path"]
         webhook["clientConfig"] = {"url": "https://127.0.0.1:9443" + path, "caBundle": ca}
 print(yaml.safe_dump_all(objects))
 ' "$certs/tls.crt"
 }
-# The manager, run as `make run` runs it, serving the webhooks with that certificate.
+# The manager (binary $1, default demo-microservice), run as `make run` runs it, serving the
+# webhooks with that certificate.
 start_manager_with_webhooks() {
-  setsid cargo run --quiet --bin demo-microservice -- --webhook-cert-path "$certs" \
+  setsid cargo run --quiet --bin "${1:-demo-microservice}" -- --webhook-cert-path "$certs" \
     >"$work/run.log" 2>&1 &
   run=$!
   for _ in $(seq 1 240); do
@@ -260,4 +263,18 @@ left=$(kubectl get -f dist/deploy.yaml --ignore-not-found -o name)
 [ -z "$left" ] || fail "make undeploy left: $left"
 gone deployment demomicroservice-sample || fail "make undeploy left the sample's Deployment"
 pass "make undeploy"
+echo "== conversion between two versions of a kind, through the webhook"
+cd "$work/guestbook-operator"
+"$repo/target/debug/rbuilder" create api --group devops --version v2 --kind Guestbook >/dev/null
+"$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind Guestbook \
+  --conversion --spoke v2 >/dev/null
+kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
+start_manager_with_webhooks guestbook-operator
+printf 'apiVersion: devops.my.domain/v1\nkind: Guestbook\nmetadata:\n  name: converted\nspec:\n  foo: bar\n' \
+  | kubectl apply -f -
+got=$(kubectl get guestbooks.v2.devops.my.domain converted -o jsonpath='{.apiVersion} {.spec.foo}')
+[ "$got" = "devops.my.domain/v2 bar" ] || fail "conversion: a v1 Guestbook read as v2 gave '$got'"
+kubectl delete guestbook converted --timeout=60s
+stop_manager
+pass "conversion: a Guestbook created as v1 is read as v2 through the webhook, its fields kept"
 echo "e2e: $passed passed, 0 failed"

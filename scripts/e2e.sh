@@ -12,7 +12,13 @@
 #      unknown field is refused by kubectl's strict field validation, an omitted spec.port
 #      comes back with the CRD's default;
 #   4. the TokenReview and SubjectAccessReview a manager's authenticated metrics endpoint
-#      makes, answered from scripts/e2e-auth.yaml (given to the emulator at start).
+#      makes, answered from scripts/e2e-auth.yaml (given to the emulator at start);
+#   5. the example's webhooks, called by the API server: an image without a tag is refused with
+#      the validator's message, a created DemoMicroService gets the defaulter's label; and a
+#      conversion webhook: the plain project's Guestbook, created as v1, read as v2. The
+#      emulator runs no Services, so this harness points the webhook configurations at the
+#      manager run on this machine (clientConfig.url, with a certificate made here); the
+#      operator's code and manifests know nothing of it.
 # Needs cargo, make, python3 with target/venv (`make tools`) and kubectl. Users run
 # `make test-e2e` in a generated project against a real cluster (kind, k3d, ...) instead.
 set -euo pipefail
@@ -131,6 +137,59 @@ port=$(kubectl get dms defaulted -o jsonpath='{.spec.port}')
 kubectl delete dms defaulted
 pass "invalid DemoMicroServices refused with the API server's messages; spec.port defaulted"
 
+echo "== the example's webhooks, called by the API server"
+python=${EMULATOR_PYTHON:-$repo/target/venv/bin/python}
+certs=$work/webhook-certs
+mkdir -p "$certs"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+  -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
+  -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null
+# The webhook configurations and CRDs on stdin (documents or a List), calling the manager on
+# this machine at https://127.0.0.1:9443 and trusting the certificate above, instead of the
+# webhook Service, which the emulator cannot reach.
+local_webhooks() {
+  "$python" -c '
+import base64, sys, yaml
+ca = base64.b64encode(open(sys.argv[1], "rb").read()).decode()
+docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
+objects = [o for d in docs for o in d.get("items", [d])]
+for o in objects:
+    for key in ("resourceVersion", "uid", "creationTimestamp", "managedFields", "generation"):
+        o["metadata"].pop(key, None)
+    conversion = o.get("spec", {}).get("conversion", {}).get("webhook")
+    for webhook in o.get("webhooks", []) + ([conversion] if conversion else []):
+        path = webhook["clientConfig"]["service"]["path"]
+        webhook["clientConfig"] = {"url": "https://127.0.0.1:9443" + path, "caBundle": ca}
+print(yaml.safe_dump_all(objects))
+' "$certs/tls.crt"
+}
+# The manager (binary $1, default demo-microservice), run as `make run` runs it, serving the
+# webhooks with that certificate.
+start_manager_with_webhooks() {
+  setsid cargo run --quiet --bin "${1:-demo-microservice}" -- --webhook-cert-path "$certs" \
+    >"$work/run.log" 2>&1 &
+  run=$!
+  for _ in $(seq 1 240); do
+    (exec 3<>/dev/tcp/127.0.0.1/9443) 2>/dev/null && return
+    sleep 0.5
+  done
+  cat "$work/run.log"
+  fail "the manager did not serve its webhooks on 127.0.0.1:9443"
+}
+local_webhooks <config/webhook/manifests.yaml >"$work/webhooks.yaml"
+kubectl apply -f "$work/webhooks.yaml"
+start_manager_with_webhooks
+dms untagged 'image: nginx' | refused \
+  "admission webhook \"vdemomicroservice-v1.kb.io\" denied the request: spec.image 'nginx' must name a tag other than latest, or a digest"
+dms latest 'image: nginx:latest' | refused "spec.image 'nginx:latest' must name a tag"
+dms labelled 'image: nginx:1.27' | kubectl apply -f -
+label=$(kubectl get dms labelled -o jsonpath='{.metadata.labels.app\.kubernetes\.io/name}')
+[ "$label" = demomicroservice ] || fail "the defaulting webhook did not label the DemoMicroService: '$label'"
+kubectl delete dms labelled --timeout=60s
+stop_manager
+kubectl delete -f "$work/webhooks.yaml"
+pass "webhooks: an untagged image refused with the validator's message; the defaulter's label set"
+
 make build-installer IMG=example.com/demo-microservice:v0.1.0
 grep -q "image: example.com/demo-microservice:v0.1.0" dist/install.yaml
 pass "make build-installer"
@@ -177,6 +236,19 @@ pass "make uninstall"
 # stands in for the deployed one, so that undeploy meets a resource with a finalizer.
 image=example.com/demo-microservice:v0.1.0
 system=demo-microservice-system
+# The webhooks' certificate comes from cert-manager: its kinds, enough for the emulator to
+# store them (it runs no cert-manager).
+for kind in Certificate Issuer; do
+  plural=$(tr '[:upper:]' '[:lower:]' <<<"${kind}s")
+  kubectl apply -f - <<EOF
+{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "$plural.cert-manager.io"},
+ "spec": {"group": "cert-manager.io", "scope": "Namespaced",
+  "names": {"kind": "$kind", "plural": "$plural", "singular": "${plural%s}", "listKind": "${kind}List"},
+  "versions": [{"name": "v1", "served": true, "storage": true,
+   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}}
+EOF
+done
 make deploy IMG=$image
 # Every object of dist/deploy.yaml (what deploy applied) exists; the manager's image is IMG.
 kubectl get -f dist/deploy.yaml
@@ -184,7 +256,10 @@ deployed=$(kubectl -n "$system" get deployment demo-microservice-controller-mana
   -o jsonpath='{.spec.template.spec.containers[0].image}')
 [ "$deployed" = "$image" ] || fail "make deploy: the manager's image is '$deployed', not $image"
 pass "make deploy"
-start_manager
+# The deployed webhook configurations call the webhook Service: pointed at the local manager.
+kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations -o yaml \
+  | local_webhooks | kubectl apply -f -
+start_manager_with_webhooks
 sample_becomes_a_deployment
 make undeploy
 stop_manager
@@ -192,4 +267,18 @@ left=$(kubectl get -f dist/deploy.yaml --ignore-not-found -o name)
 [ -z "$left" ] || fail "make undeploy left: $left"
 gone deployment demomicroservice-sample || fail "make undeploy left the sample's Deployment"
 pass "make undeploy"
+echo "== conversion between two versions of a kind, through the webhook"
+cd "$work/guestbook-operator"
+"$repo/target/debug/rbuilder" create api --group devops --version v2 --kind Guestbook >/dev/null
+"$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind Guestbook \
+  --conversion --spoke v2 >/dev/null
+kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
+start_manager_with_webhooks guestbook-operator
+printf 'apiVersion: devops.my.domain/v1\nkind: Guestbook\nmetadata:\n  name: converted\nspec:\n  foo: bar\n' \
+  | kubectl apply -f -
+got=$(kubectl get guestbooks.v2.devops.my.domain converted -o jsonpath='{.apiVersion} {.spec.foo}')
+[ "$got" = "devops.my.domain/v2 bar" ] || fail "conversion: a v1 Guestbook read as v2 gave '$got'"
+kubectl delete guestbook converted --timeout=60s
+stop_manager
+pass "conversion: a Guestbook created as v1 is read as v2 through the webhook, its fields kept"
 echo "e2e: $passed passed, 0 failed"

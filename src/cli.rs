@@ -115,6 +115,47 @@ pub enum CreateCommand {
         --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --short-name dms\n  \
         rbuilder create api --group apps --version v1 --kind Deployment --resource=false")]
     Api(CreateApiArgs),
+    /// Add webhooks to one of the project's kinds: defaulting, validation, conversion between
+    /// its versions
+    #[command(after_help = "Examples:\n  \
+        rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
+        --defaulting --programmatic-validation\n  \
+        rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
+        --conversion --spoke v2")]
+    Webhook(CreateWebhookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateWebhookArgs {
+    /// The kind's API group, without the domain
+    #[arg(long)]
+    pub group: String,
+    /// The kind's version that the webhooks are for (with --conversion: the hub, the version
+    /// every other converts to and from)
+    #[arg(long, default_value = "v1")]
+    pub version: String,
+    /// The kind, one of the project's: DemoMicroService
+    #[arg(long)]
+    pub kind: String,
+    /// A defaulting (mutating) webhook: sets what objects leave unset
+    #[arg(long)]
+    pub defaulting: bool,
+    /// A validating webhook: refuses objects with checks the CRD's schema cannot express
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// A conversion webhook between --version (the hub) and the --spoke versions
+    #[arg(long)]
+    pub conversion: bool,
+    /// With --conversion: a version of the kind that converts to and from the hub (repeat, or
+    /// separate with commas)
+    #[arg(long = "spoke", value_name = "VERSION", value_delimiter = ',')]
+    pub spokes: Vec<String>,
+    /// Rewrite this kind's webhook files if they exist (never other files)
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// The first line of every file the manifests binary writes: `HEADER` in the runtime's
 /// `manifests.rs` (a test checks that the two agree).
@@ -45,6 +45,133 @@ fn sorted(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
         other => other,
     }
+}
+
+/// The Service the API server calls webhooks through, as the runtime's `manifests.rs` names it.
+const WEBHOOK_SERVICE: (&str, &str) = ("webhook-service", "system");
+
+/// One admission webhook of the project, as the runtime's `Webhook` describes it.
+pub struct AdmissionWebhook<'a> {
+    /// `true`: defaulting (mutating); `false`: validating.
+    pub mutating: bool,
+    pub api_group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+    pub plural: &'a str,
+}
+
+impl AdmissionWebhook<'_> {
+    /// The runtime's `Webhook::path`.
+    fn path(&self) -> String {
+        let prefix = if self.mutating { "mutate" } else { "validate" };
+        let group = self.api_group.replace('.', "-");
+        format!(
+            "/{prefix}-{group}-{}-{}",
+            self.version,
+            self.kind.to_lowercase()
+        )
+    }
+
+    /// The runtime's `Webhook::name`.
+    fn name(&self) -> String {
+        let letter = if self.mutating { "m" } else { "v" };
+        format!(
+            "{letter}{}-{}.kb.io",
+            self.kind.to_lowercase(),
+            self.version
+        )
+    }
+
+    fn to_value(&self) -> Value {
+        json!({
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": {
+                "service": {
+                    "name": WEBHOOK_SERVICE.0,
+                    "namespace": WEBHOOK_SERVICE.1,
+                    "path": self.path(),
+                },
+            },
+            "failurePolicy": "Fail",
+            "name": self.name(),
+            "rules": [{
+                "apiGroups": [self.api_group],
+                "apiVersions": [self.version],
+                "operations": ["CREATE", "UPDATE"],
+                "resources": [self.plural],
+            }],
+            "sideEffects": "None",
+        })
+    }
+}
+
+/// config/webhook/manifests.yaml as the runtime's `manifests.rs` writes it: a
+/// MutatingWebhookConfiguration and a ValidatingWebhookConfiguration, webhooks sorted by name;
+/// `None` without admission webhooks.
+pub fn webhook_configurations(webhooks: &[AdmissionWebhook]) -> Result<Option<String>> {
+    let mut documents = Vec::new();
+    for (mutating, kind, name) in [
+        (
+            true,
+            "MutatingWebhookConfiguration",
+            "mutating-webhook-configuration",
+        ),
+        (
+            false,
+            "ValidatingWebhookConfiguration",
+            "validating-webhook-configuration",
+        ),
+    ] {
+        let mut entries: Vec<Value> = webhooks
+            .iter()
+            .filter(|w| w.mutating == mutating)
+            .map(AdmissionWebhook::to_value)
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        let document = json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": {"name": name},
+            "webhooks": entries,
+        });
+        documents.push(serde_saphyr::to_string(&sorted(document)).context("cannot write YAML")?);
+    }
+    if documents.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "{GENERATED_HEADER}{}",
+        documents.join("---\n")
+    )))
+}
+
+/// The CRD file with its `conversion` through the webhook server's `/convert`, as the
+/// runtime's `manifests.rs` writes it for a kind with a conversion webhook.
+pub fn crd_with_conversion(existing: &str, file: &str) -> Result<String> {
+    let mut crd = parse(existing, file)?;
+    let Some(spec) = crd.get_mut("spec").and_then(Value::as_object_mut) else {
+        bail!("{file} has no spec; restore it from version control or run `make manifests`");
+    };
+    spec.insert(
+        "conversion".into(),
+        json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": {
+                    "service": {
+                        "name": WEBHOOK_SERVICE.0,
+                        "namespace": WEBHOOK_SERVICE.1,
+                        "path": "/convert",
+                    },
+                },
+                "conversionReviewVersions": ["v1"],
+            },
+        }),
+    );
+    to_yaml(&crd)
 }
 
 /// The CRD file after adding (or, with --force, replacing) one version. `rendered` is a

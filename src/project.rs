@@ -81,6 +81,25 @@ pub struct ResourceEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<ShortName>,
     pub version: Version,
+    /// The webhooks of this version of the kind (`create webhook`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<WebhooksEntry>,
+}
+
+/// The webhooks of one resource, as kubebuilder records them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebhooksEntry {
+    /// Converts between this version (the hub) and the `spoke` versions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conversion: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defaulting: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoke: Vec<Version>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub validation: bool,
+    pub webhook_version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -394,6 +413,12 @@ mod tests {
             plural: Some(Plural::parse("demomicroservices").unwrap()),
             short_names: vec![ShortName::parse("dms").unwrap()],
             version: Version::parse("v1").unwrap(),
+            webhooks: Some(WebhooksEntry {
+                defaulting: true,
+                validation: true,
+                webhook_version: "v1".into(),
+                ..WebhooksEntry::default()
+            }),
         });
         p.plugins.deploy_image = Some(DeployImagePlugin {
             resources: vec![DeployImageEntry {

@@ -1084,3 +1084,283 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
         &["unknown plugin 'helm/v1-alpha'"],
     );
 }
+
+/// `create webhook` for DemoMicroService v1 with `flags`.
+fn webhook_args<'a>(version: &'a str, flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "create",
+        "webhook",
+        "--group",
+        "devops",
+        "--version",
+        version,
+        "--kind",
+        "DemoMicroService",
+    ];
+    args.extend_from_slice(flags);
+    args
+}
+
+#[test]
+fn create_webhook_writes_the_kinds_webhooks_registers_and_records_them() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    let args = webhook_args("v1", &["--defaulting", "--programmatic-validation"]);
+    rbuilder(&dir, &args)
+        .success()
+        .stdout(contains("create src/webhook/v1/demo_micro_service.rs"));
+    let registry = read(&dir, "src/webhook/mod.rs");
+    assert!(registry.contains("pub mod v1;"), "{registry}");
+    assert!(
+        registry.contains("v1::demo_micro_service::DEFAULTING,"),
+        "{registry}"
+    );
+    assert!(
+        registry.contains("v1::demo_micro_service::VALIDATING,"),
+        "{registry}"
+    );
+    assert!(read(&dir, "src/webhook/v1/mod.rs").contains("pub mod demo_micro_service;"));
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains(
+            "  webhooks:\n    defaulting: true\n    validation: true\n    webhookVersion: v1\n"
+        ),
+        "{project}"
+    );
+
+    // Deployed as kubebuilder deploys webhooks: configurations from the code, a Service, a
+    // cert-manager certificate, all enabled in config/default.
+    let manifests = read(&dir, "config/webhook/manifests.yaml");
+    assert!(
+        manifests.contains("path: /mutate-devops-my-domain-v1-demomicroservice"),
+        "{manifests}"
+    );
+    assert!(
+        manifests.contains("name: vdemomicroservice-v1.kb.io"),
+        "{manifests}"
+    );
+    let default = read(&dir, "config/default/kustomization.yaml");
+    for enabled in [
+        "\n- ../webhook\n",
+        "\n- ../certmanager\n",
+        "\n- path: manager_webhook_patch.yaml\n",
+        "\nreplacements:\n- path: webhook_replacements.yaml\n",
+    ] {
+        assert!(default.contains(enabled), "{enabled:?} in\n{default}");
+    }
+    assert!(
+        read(&dir, "config/certmanager/kustomization.yaml").contains("- certificate-webhook.yaml")
+    );
+
+    // Conversion to a second version: its own file, registered after the others.
+    let v2 = [
+        "create",
+        "api",
+        "--group",
+        "devops",
+        "--version",
+        "v2",
+        "--kind",
+        "DemoMicroService",
+    ];
+    rbuilder(&dir, &v2).success();
+    rbuilder(
+        &dir,
+        &webhook_args("v1", &["--conversion", "--spoke", "v2"]),
+    )
+    .success()
+    .stdout(contains(
+        "create src/webhook/v1/demo_micro_service_conversion.rs",
+    ));
+    let conversion = read(&dir, "src/webhook/v1/demo_micro_service_conversion.rs");
+    assert!(
+        conversion.contains("impl From<V2> for Hub {")
+            && conversion.contains("type V2 = v2::DemoMicroService;"),
+        "{conversion}"
+    );
+    let project = read(&dir, "PROJECT");
+    assert!(project.contains("    conversion: true\n"), "{project}");
+    assert!(project.contains("    spoke:\n    - v2\n"), "{project}");
+    assert!(
+        read(&dir, "src/webhook/mod.rs").contains("v1::demo_micro_service_conversion::CONVERSION,")
+    );
+
+    // --force rewrites the kind's webhook file, and registers nothing twice.
+    rbuilder(&dir, &webhook_args("v1", &["--defaulting", "--force"]))
+        .success()
+        .stdout(contains("overwrite src/webhook/v1/demo_micro_service.rs"));
+    let registry = read(&dir, "src/webhook/mod.rs");
+    assert_eq!(registry.matches("DEFAULTING,").count(), 1, "{registry}");
+    assert!(
+        registry.contains("VALIDATING,"),
+        "--force keeps validation: {registry}"
+    );
+}
+
+#[test]
+fn create_webhook_dry_run_writes_nothing() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    let before = snapshot(&dir);
+    rbuilder(&dir, &webhook_args("v1", &["--defaulting", "--dry-run"]))
+        .success()
+        .stdout(contains("create src/webhook/v1/demo_micro_service.rs"))
+        .stdout(contains("dry run: nothing was written"));
+    assert_eq!(before, snapshot(&dir));
+}
+
+#[test]
+fn create_webhook_rejections_write_nothing() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    rbuilder(&dir, &webhook_args("v1", &["--defaulting"])).success();
+    let cases: &[(Vec<&str>, &[&str])] = &[
+        (
+            webhook_args("v1", &[]),
+            &["no webhook chosen", "--defaulting"],
+        ),
+        (
+            webhook_args("v3", &["--defaulting"]),
+            &["devops/v3 DemoMicroService", "not a resource", "create api"],
+        ),
+        (
+            vec![
+                "create",
+                "webhook",
+                "--group",
+                "devops",
+                "--version",
+                "v1",
+                "--kind",
+                "Missing",
+                "--defaulting",
+            ],
+            &["Missing", "not a resource of this project"],
+        ),
+        (
+            webhook_args("v1", &["--defaulting"]),
+            &["already has a defaulting webhook", "--force"],
+        ),
+        (
+            webhook_args("v1", &["--programmatic-validation"]),
+            &["already has webhooks", "--force"],
+        ),
+        (
+            webhook_args("v1", &["--conversion", "--spoke", "v2"]),
+            &["--conversion", "has one (v1)", "create api"],
+        ),
+        (
+            webhook_args("v1", &["--spoke", "v2"]),
+            &["--spoke only applies with --conversion"],
+        ),
+        (
+            vec![
+                "create",
+                "webhook",
+                "--group",
+                "devops",
+                "--kind",
+                "demo",
+                "--defaulting",
+            ],
+            &["'demo'", "UpperCamelCase"],
+        ),
+    ];
+    for (args, needles) in cases {
+        assert_rejected(&dir, args, needles);
+    }
+
+    // With a second version: the spokes must be versions of the kind, other than the hub.
+    let v2 = [
+        "create",
+        "api",
+        "--group",
+        "devops",
+        "--version",
+        "v2",
+        "--kind",
+        "DemoMicroService",
+    ];
+    rbuilder(&dir, &v2).success();
+    let cases: &[(Vec<&str>, &[&str])] = &[
+        (webhook_args("v1", &["--conversion"]), &["--spoke", "v2"]),
+        (
+            webhook_args("v1", &["--conversion", "--spoke", "v9"]),
+            &["--spoke v9", "has no version v9", "v1, v2"],
+        ),
+        (
+            webhook_args("v1", &["--conversion", "--spoke", "v1"]),
+            &["--spoke v1 is the hub"],
+        ),
+        (
+            webhook_args("v1", &["--conversion", "--spoke", "v2,v2"]),
+            &["given twice"],
+        ),
+    ];
+    for (args, needles) in cases {
+        assert_rejected(&dir, args, needles);
+    }
+}
+
+#[test]
+fn create_webhook_needs_a_project() {
+    let (_tmp, dir) = project_dir("empty");
+    assert_rejected(
+        &dir,
+        &webhook_args("v1", &["--defaulting"]),
+        &["no PROJECT file"],
+    );
+}
+
+#[test]
+fn alpha_generate_replays_webhooks() {
+    let (tmp, dir) = initialized("example");
+    let guestbook = |version: &'static str| {
+        vec![
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            version,
+            "--kind",
+            "Guestbook",
+        ]
+    };
+    rbuilder(&dir, &guestbook("v1")).success();
+    rbuilder(&dir, &guestbook("v2")).success();
+    let webhook = [
+        "create",
+        "webhook",
+        "--group",
+        "devops",
+        "--version",
+        "v1",
+        "--kind",
+        "Guestbook",
+    ];
+    let admission = ["--defaulting", "--programmatic-validation"];
+    rbuilder(&dir, &[&webhook[..], &admission[..]].concat()).success();
+    let conversion = ["--conversion", "--spoke", "v2"];
+    rbuilder(&dir, &[&webhook[..], &conversion[..]].concat()).success();
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../fresh"])
+        .success()
+        .stdout(contains("init, 2 create api and 1 create webhook"));
+    let fresh = tmp.path().join("fresh");
+    assert_same_tree(&snapshot(&dir), &snapshot(&fresh), "the replayed project");
+}
+
+#[test]
+fn create_webhook_in_a_project_made_before_webhooks_says_what_to_add() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    fs::remove_file(dir.join("src/webhook/mod.rs")).expect("remove");
+    assert_rejected(
+        &dir,
+        &webhook_args("v1", &["--defaulting"]),
+        &[
+            "src/webhook/mod.rs does not exist",
+            "webhooks: webhook::WEBHOOKS",
+        ],
+    );
+}

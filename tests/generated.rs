@@ -123,6 +123,9 @@ fn check_manager_without_a_cluster(dir: &Path) {
         "--metrics-secure",
         "--metrics-cert-path",
         "--health-probe-bind-address",
+        "--webhook-bind-address",
+        "--webhook-cert-path",
+        "--enable-webhooks",
         "--leader-elect",
         "--log-format",
     ] {

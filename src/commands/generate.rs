@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{create_api, grafana, init, say};
-use crate::cli::{CreateApiArgs, GenerateArgs};
+use super::{create_api, create_webhook, grafana, init, say};
+use crate::cli::{CreateApiArgs, CreateWebhookArgs, GenerateArgs};
 use crate::project::{Project, ResourceEntry};
 use crate::scaffold::{Plan, project_context};
 
@@ -21,10 +21,10 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
         let scratch = Scratch::new()?;
         replay(&input, &project, scratch.path())?;
         say(&format!(
-            "would generate {} from {}: init and {} create api\ndry run: nothing was written\n",
+            "would generate {} from {}: {}\ndry run: nothing was written\n",
             args.output_dir.display(),
             args.input_dir.join(crate::project::FILE).display(),
-            project.resources.len()
+            commands(&project)
         ));
         return Ok(());
     }
@@ -36,14 +36,28 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
         return Err(error);
     }
     say(&format!(
-        "generated {} from {}: init and {} create api\nCompare: diff -r {} {}\n",
+        "generated {} from {}: {}\nCompare: diff -r {} {}\n",
         args.output_dir.display(),
         args.input_dir.join(crate::project::FILE).display(),
-        project.resources.len(),
+        commands(&project),
         args.input_dir.display(),
         args.output_dir.display(),
     ));
     Ok(())
+}
+
+/// The commands a replay runs: `init and 3 create api`, `init, 1 create api and 1 create webhook`.
+fn commands(project: &Project) -> String {
+    let apis = project.resources.len();
+    match project
+        .resources
+        .iter()
+        .filter(|r| r.webhooks.is_some())
+        .count()
+    {
+        0 => format!("init and {apis} create api"),
+        webhooks => format!("init, {apis} create api and {webhooks} create webhook"),
+    }
 }
 
 /// The output folder must be new or empty: it is never merged with anything.
@@ -92,6 +106,30 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
         let (plan, _) = create_api::plan(output, &args).with_context(|| {
             format!(
                 "cannot replay `create api` for {}/{} {}",
+                entry.group, entry.version, entry.kind
+            )
+        })?;
+        plan.apply()?;
+    }
+    // Webhooks after every API, as kubebuilder replays them: a conversion needs its spokes.
+    for entry in &project.resources {
+        let Some(webhooks) = &entry.webhooks else {
+            continue;
+        };
+        let args = CreateWebhookArgs {
+            group: entry.group.display_name().to_owned(),
+            version: entry.version.to_string(),
+            kind: entry.kind.to_string(),
+            defaulting: webhooks.defaulting,
+            programmatic_validation: webhooks.validation,
+            conversion: webhooks.conversion,
+            spokes: webhooks.spoke.iter().map(ToString::to_string).collect(),
+            force: false,
+            dry_run: false,
+        };
+        let (plan, _) = create_webhook::plan(output, &args).with_context(|| {
+            format!(
+                "cannot replay `create webhook` for {}/{} {}",
                 entry.group, entry.version, entry.kind
             )
         })?;

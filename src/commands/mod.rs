@@ -2,6 +2,7 @@
 //! hands it to `finish`; none writes files itself.
 
 mod create_api;
+mod create_webhook;
 mod edit;
 mod generate;
 mod grafana;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Create(CreateCommand::Api(args)) | Command::CreateApi(args) => {
             create_api::run(&current_dir()?, args)
         }
+        Command::Create(CreateCommand::Webhook(args)) => create_webhook::run(&current_dir()?, args),
         Command::Edit(args) => edit::run(&current_dir()?, args),
         Command::Update(args) => update::run(&current_dir()?, args),
         Command::Alpha(AlphaCommand::Generate(args)) => generate::run(&current_dir()?, args),

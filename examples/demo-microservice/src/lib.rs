@@ -12,7 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `demo-microservice` operator: its custom resource types and its controllers.
+//! The `demo-microservice` operator: its custom resource types, its controllers and its
+//! webhooks.
 //!
 //! The runtime in `runtime/` (crate `rbuilder_runtime`, owned by rbuilder) runs them:
 //! `src/main.rs` starts the manager, `src/bin/manifests.rs` writes the CRDs and the RBAC rules
@@ -22,6 +23,7 @@ use rbuilder_runtime::{Operator, WatchScope};
 
 pub mod api;
 pub mod controller;
+pub mod webhook;
 
 /// This operator, as the runtime runs it. (A static, not a const: the controllers are compiled
 /// once, in this library, rather than in each binary that uses them.)
@@ -29,6 +31,7 @@ pub static OPERATOR: Operator = Operator {
     name: "demo-microservice",
     version: env!("CARGO_PKG_VERSION"),
     controllers: controller::CONTROLLERS,
+    webhooks: webhook::WEBHOOKS,
     crds: api::crds,
     scope: WatchScope::Cluster,
 };

@@ -27,6 +27,7 @@ pub fn record(project: &mut Project, r: &Resource) {
         plural: Some(r.plural.clone()),
         short_names: r.short_names.clone(),
         version: r.version.clone(),
+        webhooks: None,
     };
     let existing = project
         .resources
@@ -35,10 +36,11 @@ pub fn record(project: &mut Project, r: &Resource) {
     match existing {
         Some(old) => {
             // --resource=false on an existing resource keeps its API; --controller adds one.
-            let api = old.api.clone();
+            let (api, webhooks) = (old.api.clone(), old.webhooks.clone());
             *old = ResourceEntry {
                 api: entry.api.or(api),
                 controller: old.controller || entry.controller,
+                webhooks,
                 ..entry
             };
         }

@@ -2,7 +2,8 @@
 //
 // SPDX-License-Identifier: MIT
 
-//! The `multigroup` operator: its custom resource types and its controllers.
+//! The `multigroup` operator: its custom resource types, its controllers and its
+//! webhooks.
 //!
 //! The runtime in `runtime/` (crate `rbuilder_runtime`, owned by rbuilder) runs them:
 //! `src/main.rs` starts the manager, `src/bin/manifests.rs` writes the CRDs and the RBAC rules
@@ -12,6 +13,7 @@ use rbuilder_runtime::{Operator, WatchScope};
 
 pub mod api;
 pub mod controller;
+pub mod webhook;
 
 /// This operator, as the runtime runs it. (A static, not a const: the controllers are compiled
 /// once, in this library, rather than in each binary that uses them.)
@@ -19,6 +21,7 @@ pub static OPERATOR: Operator = Operator {
     name: "multigroup",
     version: env!("CARGO_PKG_VERSION"),
     controllers: controller::CONTROLLERS,
+    webhooks: webhook::WEBHOOKS,
     crds: api::crds,
     scope: WatchScope::Cluster,
 };

@@ -1,4 +1,5 @@
-//! The `namespaced` operator: its custom resource types and its controllers.
+//! The `namespaced` operator: its custom resource types, its controllers and its
+//! webhooks.
 //!
 //! The runtime in `runtime/` (crate `rbuilder_runtime`, owned by rbuilder) runs them:
 //! `src/main.rs` starts the manager, `src/bin/manifests.rs` writes the CRDs and the RBAC rules
@@ -8,6 +9,7 @@ use rbuilder_runtime::{Operator, WatchScope};
 
 pub mod api;
 pub mod controller;
+pub mod webhook;
 
 /// This operator, as the runtime runs it. (A static, not a const: the controllers are compiled
 /// once, in this library, rather than in each binary that uses them.)
@@ -15,6 +17,7 @@ pub static OPERATOR: Operator = Operator {
     name: "namespaced",
     version: env!("CARGO_PKG_VERSION"),
     controllers: controller::CONTROLLERS,
+    webhooks: webhook::WEBHOOKS,
     crds: api::crds,
     // The namespace in WATCH_NAMESPACE only, with a Role (`rbuilder init --namespaced`).
     scope: WatchScope::Namespace,

@@ -422,6 +422,9 @@ impl Manager {
             // Plain HTTP on loopback: the tests read the metrics without a token.
             .arg("--metrics-secure=false")
             .arg(format!("--health-probe-bind-address={probes}"))
+            // No webhook configuration calls this manager (the tests install only the CRDs);
+            // a free port keeps it clear of another manager on this machine.
+            .arg(format!("--webhook-bind-address={}", free_local_address()))
             // Leaves the objects of other namespaces alone: the cluster may be shared.
             .env("WATCH_NAMESPACE", namespace)
             // A plain-text log file.

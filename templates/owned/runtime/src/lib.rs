@@ -7,6 +7,8 @@
 //!   it (finalizer, metrics, failure Events, retries with a backoff).
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
 //! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs.
+//! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
+//!   between versions, and the HTTPS server the manager runs them in.
 //! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
 //! - `testing` and `e2e` (feature `testing`): a mocked API server for unit tests, and the harness
 //!   of the end-to-end tests.
@@ -33,11 +35,13 @@ mod serve;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod tls;
+pub mod webhook;
 
 pub use context::Context;
 pub use controller::{Reconciler, Registration, register};
 pub use errors::error_chain;
 pub use events::{Event, EventType};
+pub use webhook::{Defaulter, Denied, Validator, Warnings, Webhook};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::core::crd::MergeError;
@@ -52,6 +56,8 @@ pub struct Operator {
     pub version: &'static str,
     /// Every controller the manager runs, in start order.
     pub controllers: &'static [Registration],
+    /// Every admission and conversion webhook the manager serves (none: no webhook server).
+    pub webhooks: &'static [Webhook],
     /// The CustomResourceDefinitions of the project's own kinds, one per kind.
     pub crds: fn() -> Result<Vec<CustomResourceDefinition>, MergeError>,
     /// What the operator watches and is granted: the whole cluster, or one namespace.

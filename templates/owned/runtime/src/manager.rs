@@ -1,12 +1,13 @@
 //! The manager: the operator binary's `main`. It reads the flags, connects to the API server,
-//! serves the health probes and the metrics, waits for leadership if asked to, runs every
-//! controller, and on SIGTERM stops them (letting reconciles under way finish) and releases
-//! the Lease.
+//! serves the health probes, the metrics and the webhooks, waits for leadership if asked to,
+//! runs every controller, and on SIGTERM stops them (letting reconciles under way finish) and
+//! releases the Lease.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
@@ -33,7 +34,7 @@ use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
-use crate::{Context, Operator, WatchScope, error_chain};
+use crate::{Context, Operator, WatchScope, error_chain, webhook};
 
 /// The manager's flags: those of kubebuilder projects.
 #[derive(Parser, Debug)]
@@ -64,6 +65,32 @@ pub struct Flags {
     /// The key's file in --metrics-cert-path.
     #[arg(long, default_value = "tls.key", value_name = "FILE")]
     pub metrics_cert_key: String,
+
+    /// Address the webhook server binds to: "[host]:port", or "0" to disable it. The default
+    /// is loopback only; config/default passes ":9443" in the cluster. Only a project with
+    /// webhooks serves them.
+    #[arg(long, default_value = "127.0.0.1:9443")]
+    pub webhook_bind_address: BindAddress,
+
+    /// A folder with the webhook server's certificate and key (the cert-manager Secret mounted
+    /// there), reloaded when they change; without it a self-signed certificate is made at
+    /// start, which no API server trusts.
+    #[arg(long, value_name = "DIR")]
+    pub webhook_cert_path: Option<PathBuf>,
+
+    /// The certificate's file in --webhook-cert-path.
+    #[arg(long, default_value = "tls.crt", value_name = "FILE")]
+    pub webhook_cert_name: String,
+
+    /// The key's file in --webhook-cert-path.
+    #[arg(long, default_value = "tls.key", value_name = "FILE")]
+    pub webhook_cert_key: String,
+
+    /// Serve the project's webhooks; false (or the environment variable ENABLE_WEBHOOKS=false,
+    /// as in kubebuilder projects) runs the controllers only, e.g. for `make run`.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub enable_webhooks: bool,
 
     /// Address the /healthz and /readyz probes bind to: "[host]:port", or "0" to disable them.
     /// The default is loopback only; config/manager passes ":8081" for the kubelet's probes.
@@ -168,9 +195,14 @@ async fn manage(
 
     // The servers start first: the probes must answer while this instance waits for leadership.
     let mut servers = JoinSet::new();
+    // Not ready until the webhook server serves, if there is one: the webhook Service must not
+    // send the API server's calls to this replica before (controller-runtime checks the same).
+    let serves_webhooks = !operator.webhooks.is_empty() && webhooks_enabled(&flags);
+    let webhooks_started = Arc::new(AtomicBool::new(!serves_webhooks));
+    let started = Arc::clone(&webhooks_started);
     let probes = Router::new()
         .route("/healthz", get(|| async { "ok" }))
-        .route("/readyz", get(|| async { "ok" }));
+        .route("/readyz", get(move || readyz(Arc::clone(&started))));
     let address = &flags.health_probe_bind_address;
     if let Some(listener) = bind("health probes", address).await? {
         servers.spawn(serve::serve(
@@ -206,6 +238,28 @@ async fn manage(
         } else {
             servers.spawn(serve::serve("metrics", listener, metrics, shutdown.clone()));
         }
+    }
+
+    if serves_webhooks {
+        if let Some(listener) = bind("webhooks", &flags.webhook_bind_address).await? {
+            let certificate = tls::certificate(
+                flags.webhook_cert_path.as_deref(),
+                &flags.webhook_cert_name,
+                &flags.webhook_cert_key,
+            )
+            .context("cannot serve the webhooks over HTTPS")?;
+            tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
+            let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
+            let router = webhook::router(operator.webhooks);
+            servers.spawn(serve::serve(
+                "webhooks (HTTPS)",
+                listener,
+                router,
+                shutdown.clone(),
+            ));
+        }
+        // Ready from now on: serving, or told not to (--webhook-bind-address=0).
+        webhooks_started.store(true, Ordering::Relaxed);
     }
 
     let mut leadership = None;
@@ -247,6 +301,23 @@ async fn manage(
     }
     info!("stopped");
     Ok(())
+}
+
+/// `/readyz`: ready once the webhook server (if any) serves.
+async fn readyz(webhooks_started: Arc<AtomicBool>) -> (StatusCode, &'static str) {
+    if webhooks_started.load(Ordering::Relaxed) {
+        (StatusCode::OK, "ok")
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the webhook server has not started",
+        )
+    }
+}
+
+/// Whether to serve webhooks: --enable-webhooks, unless ENABLE_WEBHOOKS=false.
+fn webhooks_enabled(flags: &Flags) -> bool {
+    flags.enable_webhooks && std::env::var("ENABLE_WEBHOOKS").as_deref() != Ok("false")
 }
 
 /// The election for `operator`'s Lease, in POD_NAMESPACE (set from the downward API in
@@ -381,10 +452,29 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn not_ready_until_the_webhook_server_serves() {
+        let started = Arc::new(AtomicBool::new(false));
+        let (status, _) = readyz(Arc::clone(&started)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        started.store(true, Ordering::Relaxed);
+        assert_eq!(readyz(started).await, (StatusCode::OK, "ok"));
+    }
+
+    #[test]
+    fn webhooks_are_served_unless_disabled() {
+        assert!(Flags::parse_from(["manager"]).enable_webhooks);
+        assert!(!Flags::parse_from(["manager", "--enable-webhooks=false"]).enable_webhooks);
+    }
+
     #[test]
     fn by_default_nothing_listens_beyond_this_machine() {
         let flags = Flags::parse_from(["manager"]);
-        for address in [flags.metrics_bind_address, flags.health_probe_bind_address] {
+        for address in [
+            flags.metrics_bind_address,
+            flags.health_probe_bind_address,
+            flags.webhook_bind_address,
+        ] {
             match address {
                 BindAddress::Host(address) => assert!(address.ip().is_loopback(), "{address}"),
                 other => panic!("{other:?} is not loopback"),

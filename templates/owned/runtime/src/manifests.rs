@@ -1,5 +1,6 @@
 //! The `manifests` binary: writes what derives from the code, the CRDs
-//! (`config/crd/bases/`) and the manager's role (`config/rbac/role.yaml`). `make manifests`
+//! (`config/crd/bases/`), the manager's role (`config/rbac/role.yaml`) and the webhook
+//! configurations (`config/webhook/manifests.yaml`). `make manifests`
 //! runs it after an API type or a controller's RBAC rules change; `--check` tells whether that
 //! was done.
 //!
@@ -15,8 +16,9 @@ use clap::Parser;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::webhook::{CONVERT_PATH, Webhook, WebhookType};
 use crate::{Operator, WatchScope, rbac};
 
 /// First line of every generated file.
@@ -79,7 +81,14 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
     let mut files = Vec::new();
     for crd in (operator.crds)().context("cannot merge the CRD versions")? {
         let name = format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
+        let mut crd = serde_json::to_value(&crd).context("cannot serialize a CRD")?;
+        if converts(operator, &crd) {
+            crd["spec"]["conversion"] = webhook_conversion();
+        }
         files.push((Path::new("config/crd/bases").join(name), to_yaml(&crd)?));
+    }
+    if let Some(yaml) = webhook_configurations(operator.webhooks)? {
+        files.push(("config/webhook/manifests.yaml".into(), yaml));
     }
     let rules = Some(rbac::merged(operator.controllers));
     let metadata = |namespace: Option<&str>| ObjectMeta {
@@ -102,6 +111,95 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
     };
     files.push(("config/rbac/role.yaml".into(), role));
     Ok(files)
+}
+
+/// The Service the API server calls webhooks through (config/webhook/service.yaml), before
+/// kustomize gives it the project's namespace and name prefix.
+const SERVICE: (&str, &str) = ("webhook-service", "system");
+
+/// Whether `crd`'s kind has a conversion webhook.
+fn converts(operator: &Operator, crd: &Value) -> bool {
+    operator.webhooks.iter().any(|webhook| {
+        let hub = (webhook.resource)();
+        webhook.webhook_type == WebhookType::Conversion
+            && crd["spec"]["group"] == hub.group.as_str()
+            && crd["spec"]["names"]["kind"] == hub.kind.as_str()
+    })
+}
+
+/// A CRD's `conversion` through the webhook server's `/convert`.
+fn webhook_conversion() -> Value {
+    json!({
+        "strategy": "Webhook",
+        "webhook": {
+            "clientConfig": {
+                "service": {"name": SERVICE.0, "namespace": SERVICE.1, "path": CONVERT_PATH},
+            },
+            "conversionReviewVersions": ["v1"],
+        },
+    })
+}
+
+/// The Mutating- and ValidatingWebhookConfiguration of the admission webhooks, as
+/// controller-gen writes them, in one file; `None` without admission webhooks.
+fn webhook_configurations(webhooks: &[Webhook]) -> anyhow::Result<Option<String>> {
+    let mut documents = Vec::new();
+    for (webhook_type, kind, name) in [
+        (
+            WebhookType::Defaulting,
+            "MutatingWebhookConfiguration",
+            "mutating-webhook-configuration",
+        ),
+        (
+            WebhookType::Validating,
+            "ValidatingWebhookConfiguration",
+            "validating-webhook-configuration",
+        ),
+    ] {
+        let mut entries: Vec<Value> = webhooks
+            .iter()
+            .filter(|w| w.webhook_type == webhook_type)
+            .map(admission_webhook)
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        // By name, so that the order webhooks were listed in does not matter.
+        entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        let document = json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": {"name": name},
+            "webhooks": entries,
+        });
+        let yaml =
+            serde_saphyr::to_string(&sorted(document)).context("cannot serialize to YAML")?;
+        documents.push(yaml);
+    }
+    if documents.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!("{HEADER}{}", documents.join("---\n"))))
+}
+
+/// One webhook of a configuration: the API server sends it creations and updates of its kind.
+fn admission_webhook(webhook: &Webhook) -> Value {
+    let r = (webhook.resource)();
+    json!({
+        "admissionReviewVersions": ["v1"],
+        "clientConfig": {
+            "service": {"name": SERVICE.0, "namespace": SERVICE.1, "path": webhook.path()},
+        },
+        "failurePolicy": "Fail",
+        "name": webhook.name(),
+        "rules": [{
+            "apiGroups": [r.group],
+            "apiVersions": [r.version],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": [r.plural],
+        }],
+        "sideEffects": "None",
+    })
 }
 
 /// YAML with the keys of every mapping sorted, after [`HEADER`].

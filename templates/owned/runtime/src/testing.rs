@@ -8,7 +8,7 @@ use std::time::Duration;
 use http::{Request, Response};
 use kube::Client;
 use kube::client::Body;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tower_test::mock::{self, Handle};
 
 pub use http::Method;
@@ -130,6 +130,39 @@ pub async fn https_get(
     root: &rustls::pki_types::CertificateDer<'_>,
     token: Option<&str>,
 ) -> Result<HttpsAnswer, String> {
+    let authorization = token
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
+    https_request(
+        address,
+        root,
+        &format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n{authorization}\r\n"),
+    )
+    .await
+}
+
+/// `POST https://localhost<path>` of the JSON `body` at `address`, trusting only `root`, as the
+/// API server calls a webhook.
+pub async fn https_post(
+    address: std::net::SocketAddr,
+    path: &str,
+    root: &rustls::pki_types::CertificateDer<'_>,
+    body: &str,
+) -> Result<HttpsAnswer, String> {
+    let request = format!(
+        "POST {path} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    https_request(address, root, &request).await
+}
+
+/// Sends `request` over TLS to `address`, trusting only `root`, and reads the answer.
+async fn https_request(
+    address: std::net::SocketAddr,
+    root: &rustls::pki_types::CertificateDer<'_>,
+    request: &str,
+) -> Result<HttpsAnswer, String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     let mut roots = rustls::RootCertStore::empty();
@@ -156,10 +189,6 @@ pub async fn https_get(
         .and_then(|certs| certs.first())
         .map(|cert| cert.clone().into_owned())
         .ok_or("no server certificate")?;
-    let authorization = token
-        .map(|token| format!("Authorization: Bearer {token}\r\n"))
-        .unwrap_or_default();
-    let request = format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n{authorization}\r\n");
     tls.write_all(request.as_bytes())
         .await
         .map_err(|e| e.to_string())?;
@@ -199,4 +228,56 @@ pub async fn within_timeout<F: Future>(future: F) -> F::Output {
     tokio::time::timeout(Duration::from_secs(5), future)
         .await
         .expect("timed out")
+}
+
+/// An AdmissionReview as the API server sends it to a webhook of `K`: `operation` is
+/// `CREATE`, `UPDATE` or `DELETE`; `object` is absent for a deletion, `old_object` present for
+/// an update or a deletion.
+pub fn admission_review<K>(operation: &str, object: Option<&K>, old_object: Option<&K>) -> Vec<u8>
+where
+    K: kube::Resource<DynamicType = ()> + serde::Serialize,
+{
+    let gvk = json!({"group": K::group(&()), "version": K::version(&()), "kind": K::kind(&())});
+    let gvr =
+        json!({"group": K::group(&()), "version": K::version(&()), "resource": K::plural(&())});
+    let meta = object
+        .or(old_object)
+        .map(|o| o.meta().clone())
+        .unwrap_or_default();
+    json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "test-request",
+            "kind": gvk,
+            "resource": gvr,
+            "name": meta.name,
+            "namespace": meta.namespace,
+            "operation": operation,
+            "userInfo": {"username": "test"},
+            "object": object,
+            "oldObject": old_object,
+            "dryRun": false,
+        }
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// `object` with the JSON patch of a defaulting webhook's `answer` applied, as the API server
+/// applies it; `object` unchanged if the answer has no patch. Panics if the answer denies.
+pub fn patched<K>(object: &K, answer: &Value) -> K
+where
+    K: serde::Serialize + serde::de::DeserializeOwned,
+{
+    use base64::prelude::{BASE64_STANDARD, Engine as _};
+
+    assert_eq!(answer["response"]["allowed"], true, "denied: {answer}");
+    let mut value = serde_json::to_value(object).expect("serializable");
+    if let Some(patch) = answer["response"]["patch"].as_str() {
+        let patch = BASE64_STANDARD.decode(patch).expect("a base64 patch");
+        let patch: json_patch::Patch = serde_json::from_slice(&patch).expect("a JSON patch");
+        json_patch::patch(&mut value, &patch).expect("the patch applies");
+    }
+    serde_json::from_value(value).expect("the patched object is still a valid object")
 }

@@ -1,0 +1,102 @@
+// Copyright 2026 The kind-names Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The webhooks of ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits v1alpha1: defaulting (what a new or changed object leaves
+//! unset) and validation (what the CRD's schema cannot check). The API server
+//! calls them before it stores an object; `make manifests` writes their configuration.
+
+use rbuilder_runtime::webhook::{self, Defaulter, Denied, Validator, Warnings, Webhook};
+
+use crate::api::v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits;
+
+/// The webhooks of ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits v1alpha1, listed in `src/webhook/mod.rs`.
+pub struct ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook;
+
+pub const DEFAULTING: Webhook =
+    webhook::defaulting::<ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook>();
+pub const VALIDATING: Webhook =
+    webhook::validating::<ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook>();
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "extraordinarilylongkindnamethatstillfitsthekuberneteslimits";
+
+impl Defaulter for ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook {
+    type Resource = ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits;
+
+    /// Sets what `obj` leaves unset; an error refuses it. Here: the `app.kubernetes.io/name`
+    /// label, so that `kubectl get -l app.kubernetes.io/name=extraordinarilylongkindnamethatstillfitsthekuberneteslimits` lists
+    /// every object of the kind.
+    fn default(
+        obj: &mut ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits,
+    ) -> Result<(), Denied> {
+        let labels = obj.metadata.labels.get_or_insert_with(Default::default);
+        labels
+            .entry("app.kubernetes.io/name".into())
+            .or_insert_with(|| NAME.into());
+        Ok(())
+    }
+}
+
+impl Validator for ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook {
+    type Resource = ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits;
+
+    /// Checks a new object; an error refuses it with its message, warnings are shown to the
+    /// client. Here: every object is valid (the CRD's schema checks the fields).
+    fn validate_create(
+        _obj: &ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits,
+    ) -> Result<Warnings, Denied> {
+        Ok(Warnings::new())
+    }
+
+    /// Checks a change, e.g. refuses one to a field that must not change once set.
+    fn validate_update(
+        _old: &ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits,
+        _new: &ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits,
+    ) -> Result<Warnings, Denied> {
+        Ok(Warnings::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rbuilder_runtime::testing::{admission_review, patched};
+
+    use super::*;
+    use crate::api::v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec;
+
+    /// A ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits as a user would apply it.
+    fn sample() -> ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits {
+        let spec = ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec { foo: None };
+        let mut obj =
+            ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits::new("sample", spec);
+        obj.metadata.namespace = Some("default".into());
+        obj
+    }
+
+    #[test]
+    fn the_name_label_is_defaulted() {
+        let obj = sample();
+        let answer = DEFAULTING.answer(&admission_review("CREATE", Some(&obj), None));
+        let defaulted = patched(&obj, &answer);
+        let labels = defaulted.metadata.labels.unwrap_or_default();
+        assert_eq!(labels["app.kubernetes.io/name"], NAME);
+    }
+
+    #[test]
+    fn a_new_object_is_accepted() {
+        let obj = sample();
+        let answer = VALIDATING.answer(&admission_review("CREATE", Some(&obj), None));
+        assert_eq!(answer["response"]["allowed"], true, "{answer}");
+    }
+}

@@ -72,7 +72,8 @@ pub fn read(path: &str) -> Result<String> {
 pub fn parse_all(text: &str, source: &str) -> Result<Vec<Crd>> {
     let documents: Vec<Option<Value>> = serde_saphyr::from_multiple(text).map_err(|e| {
         anyhow::anyhow!(
-            "{source} is not valid YAML: {}",
+            "{source} is not a CRD: it is not YAML ({}), and --external-api-path takes a \
+             CustomResourceDefinition's YAML (e.g. from kubectl get crd <name> -o yaml)",
             crate::project::yaml_error(&e)
         )
     })?;

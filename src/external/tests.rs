@@ -9,7 +9,7 @@ fn generate_from(yaml: &str, group: &str, version: &str, kind: &str) -> Result<E
         version,
         kind,
     };
-    generate(yaml, "test.yaml", &wanted, "rbuilder create api")
+    generate(yaml, "test.yaml", &wanted, "test.yaml")
 }
 
 const SMALL: &str = r#"

@@ -193,15 +193,7 @@ fn external_type(
         version: version.as_ref(),
         kind: kind.as_str(),
     };
-    let mut command = format!(
-        "rbuilder create api --group {} --version {version} --kind {kind} --resource=false",
-        args.group
-    );
-    if let Some(domain) = domain {
-        command.push_str(&format!(" --external-api-domain {domain}"));
-    }
-    command.push_str(&format!(" --external-api-path {path}"));
-    let generated = external::generate(&text, &source, &wanted, &command)?;
+    let generated = external::generate(&text, &source, &wanted, &path)?;
     let own = project
         .custom_resources()
         .find(|e| format!("{}.{}", e.group, e.domain) == generated.group);

@@ -113,7 +113,7 @@ fn types(crd: &Crd, schema: &Schema, version: &str, header: &str) -> String {
                 .properties
                 .retain(|p, _| !["apiVersion", "kind", "metadata", "status"].contains(&p.as_str()));
             fields.description = Some(format!(
-                "The fields of a {kind} beside its metadata and status."
+                "The fields of a {kind} object beside its metadata and status."
             ));
             kube.push("no_spec".into());
             types.object(&fields, &format!("{kind}Fields"), kind, false)

@@ -108,6 +108,11 @@ fn types(crd: &Crd, schema: &Schema, version: &str, header: &str) -> String {
         // Properties beside spec (Argo CD's `operation`), or a spec without properties: a
         // struct of them all, which kube-derive flattens into the root (`no_spec`).
         _ => {
+            // The spec's structs first, so that they keep the spec's names where the other
+            // properties repeat them (Argo CD's operation.sync.source is a spec.source).
+            if let Some(spec) = spec {
+                types.type_of(spec, &format!("{kind}Spec"));
+            }
             let mut fields = schema.clone();
             fields
                 .properties

@@ -40,7 +40,8 @@ pub fn module(header: &str, types: &Types, root: &Root) -> String {
         out.push_str("use serde_json::Value;\n");
     }
     let mut structs: Vec<&Struct> = types.structs.iter().collect();
-    structs.sort_by_key(|s| s.order);
+    // The root first.
+    structs.sort_by_key(|s| (s.name != root.spec_struct, s.order));
     for s in structs {
         out.push('\n');
         if s.name == root.spec_struct {

@@ -29,143 +29,104 @@ pub struct ApplicationFields {
     pub spec: ApplicationSpec,
 }
 
-/// Operation contains information about a requested or running operation
+/// ApplicationSpec represents desired application state. Contains link to repository with application definition and additional parameters link definition revision.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperation {
-    /// Info is a list of informational items for this operation
+pub struct ApplicationSpec {
+    /// Destination is a reference to the target Kubernetes server and namespace
+    pub destination: ApplicationSpecDestination,
+    /// IgnoreDifferences is a list of resources and their fields which should be ignored during comparison
+    #[serde(rename = "ignoreDifferences")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub info: Option<Vec<ApplicationOperationInfo>>,
-    /// InitiatedBy contains information about who initiated the operations
-    #[serde(rename = "initiatedBy")]
+    pub ignore_differences: Option<Vec<ApplicationSpecIgnoreDifferences>>,
+    /// Info contains a list of information (URLs, email addresses, and plain text) that relates to the application
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initiated_by: Option<ApplicationOperationInitiatedBy>,
-    /// Retry controls the strategy to apply if a sync fails
+    pub info: Option<Vec<ApplicationSpecInfo>>,
+    /// Project is a reference to the project this application belongs to.
+    /// The empty string means that application belongs to the 'default' project.
+    pub project: String,
+    /// RevisionHistoryLimit limits the number of items kept in the application's revision history, which is used for informational purposes as well as for rollbacks to previous versions.
+    /// This should only be changed in exceptional circumstances.
+    /// Setting to zero will store no history. This will reduce storage used.
+    /// Increasing will increase the space used to store the history, so we do not recommend increasing it.
+    /// Default is 10.
+    #[serde(rename = "revisionHistoryLimit")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<ApplicationOperationRetry>,
-    /// Sync contains parameters for the operation
+    pub revision_history_limit: Option<i64>,
+    /// Source is a reference to the location of the application's manifests or chart
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sync: Option<ApplicationOperationSync>,
+    pub source: Option<ApplicationSpecSource>,
+    /// SourceHydrator provides a way to push hydrated manifests back to git before syncing them to the cluster.
+    #[serde(rename = "sourceHydrator")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_hydrator: Option<ApplicationSpecSourceHydrator>,
+    /// Sources is a reference to the location of the application's manifests or chart
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Vec<ApplicationSpecSource>>,
+    /// SyncPolicy controls when and how a sync will be performed
+    #[serde(rename = "syncPolicy")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_policy: Option<ApplicationSpecSyncPolicy>,
 }
 
+/// Destination is a reference to the target Kubernetes server and namespace
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationInfo {
-    pub name: String,
-    pub value: String,
+pub struct ApplicationSpecDestination {
+    /// Name is an alternate way of specifying the target cluster by its symbolic name. This must be set if Server is not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Namespace specifies the target namespace for the application's resources.
+    /// The namespace will only be set for namespace-scoped resources that have not set a value for .metadata.namespace
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Server specifies the URL of the target cluster's Kubernetes control plane API. This must be set if Name is not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
 }
 
-/// InitiatedBy contains information about who initiated the operations
+/// ResourceIgnoreDifferences contains resource filter and list of json paths which should be ignored during comparison with live state.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationInitiatedBy {
-    /// Automated is set to true if operation was initiated automatically by the application controller.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub automated: Option<bool>,
-    /// Username contains the name of a user who started operation
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub username: Option<String>,
-}
-
-/// Retry controls the strategy to apply if a sync fails
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationRetry {
-    /// Backoff controls how to backoff on subsequent retries of failed syncs
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backoff: Option<ApplicationOperationRetryBackoff>,
-    /// Limit is the maximum number of attempts for retrying a failed sync. If set to 0, no retries will be performed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<i64>,
-    /// Refresh indicates if the latest revision should be used on retry instead of the initial one (default: false)
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refresh: Option<bool>,
-}
-
-/// Backoff controls how to backoff on subsequent retries of failed syncs
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationRetryBackoff {
-    /// Duration is the amount to back off. Default unit is seconds, but could also be a duration (e.g. "2m", "1h")
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration: Option<String>,
-    /// Factor is a factor to multiply the base duration after each failed retry
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub factor: Option<i64>,
-    /// MaxDuration is the maximum amount of time allowed for the backoff strategy
-    #[serde(rename = "maxDuration")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_duration: Option<String>,
-}
-
-/// Sync contains parameters for the operation
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSync {
-    /// SelfHealAttemptsCount contains the number of auto-heal attempts
-    #[serde(rename = "autoHealAttemptsCount")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auto_heal_attempts_count: Option<i64>,
-    /// DryRun specifies to perform a `kubectl apply --dry-run` without actually performing the sync
-    #[serde(rename = "dryRun")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<bool>,
-    /// Manifests is an optional field that overrides sync source with a local directory for development
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manifests: Option<Vec<String>>,
-    /// Prune specifies to delete resources from the cluster that are no longer tracked in git
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prune: Option<bool>,
-    /// Resources describes which resources shall be part of the sync
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<Vec<ApplicationOperationSyncResources>>,
-    /// Revision is the revision (Git) or chart version (Helm) which to sync the application to
-    /// If omitted, will use the revision specified in app spec.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revision: Option<String>,
-    /// Revisions is the list of revision (Git) or chart version (Helm) which to sync each source in sources field for the application to
-    /// If omitted, will use the revision specified in app spec.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revisions: Option<Vec<String>>,
-    /// Source overrides the source definition set in the application.
-    /// This is typically set in a Rollback operation and is nil during a Sync operation
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<ApplicationOperationSyncSource>,
-    /// Sources overrides the source definition set in the application.
-    /// This is typically set in a Rollback operation and is nil during a Sync operation
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Vec<ApplicationOperationSyncSource>>,
-    /// SyncOptions provide per-sync sync-options, e.g. Validate=false
-    #[serde(rename = "syncOptions")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sync_options: Option<Vec<String>>,
-    /// SyncStrategy describes how to perform the sync
-    #[serde(rename = "syncStrategy")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sync_strategy: Option<ApplicationOperationSyncSyncStrategy>,
-}
-
-/// SyncOperationResource contains resources to sync.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncResources {
+pub struct ApplicationSpecIgnoreDifferences {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    #[serde(rename = "jqPathExpressions")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jq_path_expressions: Option<Vec<String>>,
+    #[serde(rename = "jsonPointers")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_pointers: Option<Vec<String>>,
     pub kind: String,
-    pub name: String,
+    /// ManagedFieldsManagers is a list of trusted managers. Fields mutated by those managers will take precedence over the
+    /// desired state defined in the SCM and won't be displayed in diffs
+    #[serde(rename = "managedFieldsManagers")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed_fields_managers: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
 }
 
-/// Source overrides the source definition set in the application.
-/// This is typically set in a Rollback operation and is nil during a Sync operation
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSource {
+pub struct ApplicationSpecInfo {
+    pub name: String,
+    pub value: String,
+}
+
+/// Source is a reference to the location of the application's manifests or chart
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationSpecSource {
     /// Chart is a Helm chart name, and must be specified for applications sourced from a Helm repo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chart: Option<String>,
     /// Directory holds path/directory specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub directory: Option<ApplicationOperationSyncSourceDirectory>,
+    pub directory: Option<ApplicationSpecSourceDirectory>,
     /// Helm holds helm specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub helm: Option<ApplicationOperationSyncSourceHelm>,
+    pub helm: Option<ApplicationSpecSourceHelm>,
     /// Kustomize holds kustomize specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kustomize: Option<ApplicationOperationSyncSourceKustomize>,
+    pub kustomize: Option<ApplicationSpecSourceKustomize>,
     /// Name is used to refer to a source and is displayed in the UI. It is used in multi-source Applications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -174,7 +135,7 @@ pub struct ApplicationOperationSyncSource {
     pub path: Option<String>,
     /// Plugin holds config management plugin specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<ApplicationOperationSyncSourcePlugin>,
+    pub plugin: Option<ApplicationSpecSourcePlugin>,
     /// Ref is reference to another source within sources field. This field will not be used if used with a `source` tag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#ref: Option<String>,
@@ -198,7 +159,7 @@ pub struct ApplicationOperationSyncSource {
 
 /// Directory holds path/directory specific options
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceDirectory {
+pub struct ApplicationSpecSourceDirectory {
     /// Exclude contains a glob pattern to match paths against that should be explicitly excluded from being used during manifest generation
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exclude: Option<String>,
@@ -207,7 +168,7 @@ pub struct ApplicationOperationSyncSourceDirectory {
     pub include: Option<String>,
     /// Jsonnet holds options specific to Jsonnet
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jsonnet: Option<ApplicationOperationSyncSourceDirectoryJsonnet>,
+    pub jsonnet: Option<ApplicationSpecSourceDirectoryJsonnet>,
     /// Recurse specifies whether to scan a directory recursively for manifests
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recurse: Option<bool>,
@@ -215,22 +176,22 @@ pub struct ApplicationOperationSyncSourceDirectory {
 
 /// Jsonnet holds options specific to Jsonnet
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceDirectoryJsonnet {
+pub struct ApplicationSpecSourceDirectoryJsonnet {
     /// ExtVars is a list of Jsonnet External Variables
     #[serde(rename = "extVars")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ext_vars: Option<Vec<ApplicationOperationSyncSourceDirectoryJsonnetExtVars>>,
+    pub ext_vars: Option<Vec<ApplicationSpecSourceDirectoryJsonnetExtVars>>,
     /// Additional library search dirs
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub libs: Option<Vec<String>>,
     /// TLAS is a list of Jsonnet Top-level Arguments
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tlas: Option<Vec<ApplicationOperationSyncSourceDirectoryJsonnetExtVars>>,
+    pub tlas: Option<Vec<ApplicationSpecSourceDirectoryJsonnetExtVars>>,
 }
 
 /// JsonnetVar represents a variable to be passed to jsonnet during manifest generation
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceDirectoryJsonnetExtVars {
+pub struct ApplicationSpecSourceDirectoryJsonnetExtVars {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<bool>,
     pub name: String,
@@ -239,7 +200,7 @@ pub struct ApplicationOperationSyncSourceDirectoryJsonnetExtVars {
 
 /// Helm holds helm specific options
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceHelm {
+pub struct ApplicationSpecSourceHelm {
     /// APIVersions specifies the Kubernetes resource API versions to pass to Helm when templating manifests. By default,
     /// Argo CD uses the API versions of the target cluster. The format is [group/]version/kind.
     #[serde(rename = "apiVersions")]
@@ -248,7 +209,7 @@ pub struct ApplicationOperationSyncSourceHelm {
     /// FileParameters are file parameters to the helm template
     #[serde(rename = "fileParameters")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file_parameters: Option<Vec<ApplicationOperationSyncSourceHelmFileParameters>>,
+    pub file_parameters: Option<Vec<ApplicationSpecSourceHelmFileParameters>>,
     /// IgnoreMissingValueFiles prevents helm template from failing when valueFiles do not exist locally by not appending them to helm template --values
     #[serde(rename = "ignoreMissingValueFiles")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -263,7 +224,7 @@ pub struct ApplicationOperationSyncSourceHelm {
     pub namespace: Option<String>,
     /// Parameters is a list of Helm parameters which are passed to the helm template command upon manifest generation
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parameters: Option<Vec<ApplicationOperationSyncSourceHelmParameters>>,
+    pub parameters: Option<Vec<ApplicationSpecSourceHelmParameters>>,
     /// PassCredentials pass credentials to all domains (Helm's --pass-credentials)
     #[serde(rename = "passCredentials")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -302,7 +263,7 @@ pub struct ApplicationOperationSyncSourceHelm {
 
 /// HelmFileParameter is a file parameter that's passed to helm template during manifest generation
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceHelmFileParameters {
+pub struct ApplicationSpecSourceHelmFileParameters {
     /// Name is the name of the Helm parameter
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -313,7 +274,7 @@ pub struct ApplicationOperationSyncSourceHelmFileParameters {
 
 /// HelmParameter is a parameter that's passed to helm template during manifest generation
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceHelmParameters {
+pub struct ApplicationSpecSourceHelmParameters {
     /// ForceString determines whether to tell Helm to interpret booleans and numbers as strings
     #[serde(rename = "forceString")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,7 +289,7 @@ pub struct ApplicationOperationSyncSourceHelmParameters {
 
 /// Kustomize holds kustomize specific options
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceKustomize {
+pub struct ApplicationSpecSourceKustomize {
     /// APIVersions specifies the Kubernetes resource API versions to pass to Helm when templating manifests. By default,
     /// Argo CD uses the API versions of the target cluster. The format is [group/]version/kind.
     #[serde(rename = "apiVersions")]
@@ -390,17 +351,17 @@ pub struct ApplicationOperationSyncSourceKustomize {
     pub namespace: Option<String>,
     /// Patches is a list of Kustomize patches
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patches: Option<Vec<ApplicationOperationSyncSourceKustomizePatches>>,
+    pub patches: Option<Vec<ApplicationSpecSourceKustomizePatches>>,
     /// Replicas is a list of Kustomize Replicas override specifications
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replicas: Option<Vec<ApplicationOperationSyncSourceKustomizeReplicas>>,
+    pub replicas: Option<Vec<ApplicationSpecSourceKustomizeReplicas>>,
     /// Version controls which version of Kustomize to use for rendering manifests
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceKustomizePatches {
+pub struct ApplicationSpecSourceKustomizePatches {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<BTreeMap<String, bool>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -408,11 +369,11 @@ pub struct ApplicationOperationSyncSourceKustomizePatches {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<ApplicationOperationSyncSourceKustomizePatchesTarget>,
+    pub target: Option<ApplicationSpecSourceKustomizePatchesTarget>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceKustomizePatchesTarget {
+pub struct ApplicationSpecSourceKustomizePatchesTarget {
     #[serde(rename = "annotationSelector")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotation_selector: Option<String>,
@@ -432,7 +393,7 @@ pub struct ApplicationOperationSyncSourceKustomizePatchesTarget {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourceKustomizeReplicas {
+pub struct ApplicationSpecSourceKustomizeReplicas {
     /// Number of replicas
     pub count: IntOrString,
     /// Name of Deployment or StatefulSet
@@ -441,19 +402,19 @@ pub struct ApplicationOperationSyncSourceKustomizeReplicas {
 
 /// Plugin holds config management plugin specific options
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourcePlugin {
+pub struct ApplicationSpecSourcePlugin {
     /// Env is a list of environment variable entries
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub env: Option<Vec<ApplicationOperationSyncSourcePluginEnv>>,
+    pub env: Option<Vec<ApplicationSpecSourcePluginEnv>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parameters: Option<Vec<ApplicationOperationSyncSourcePluginParameters>>,
+    pub parameters: Option<Vec<ApplicationSpecSourcePluginParameters>>,
 }
 
 /// EnvEntry represents an entry in the application's environment
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourcePluginEnv {
+pub struct ApplicationSpecSourcePluginEnv {
     /// Name is the name of the variable, usually expressed in uppercase
     pub name: String,
     /// Value is the value of the variable
@@ -461,7 +422,7 @@ pub struct ApplicationOperationSyncSourcePluginEnv {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSourcePluginParameters {
+pub struct ApplicationSpecSourcePluginParameters {
     /// Array is the value of an array type parameter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array: Option<Vec<String>>,
@@ -474,104 +435,6 @@ pub struct ApplicationOperationSyncSourcePluginParameters {
     /// String_ is the value of a string type parameter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub string: Option<String>,
-}
-
-/// SyncStrategy describes how to perform the sync
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSyncStrategy {
-    /// Apply will perform a `kubectl apply` to perform the sync.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub apply: Option<ApplicationOperationSyncSyncStrategyApply>,
-    /// Hook will submit any referenced resources to perform the sync. This is the default strategy
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook: Option<ApplicationOperationSyncSyncStrategyApply>,
-}
-
-/// Apply will perform a `kubectl apply` to perform the sync.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationOperationSyncSyncStrategyApply {
-    /// Force indicates whether or not to supply the --force flag to `kubectl apply`.
-    /// The --force flag deletes and re-create the resource, when PATCH encounters conflict and has
-    /// retried for 5 times.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub force: Option<bool>,
-}
-
-/// ApplicationSpec represents desired application state. Contains link to repository with application definition and additional parameters link definition revision.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationSpec {
-    /// Destination is a reference to the target Kubernetes server and namespace
-    pub destination: ApplicationSpecDestination,
-    /// IgnoreDifferences is a list of resources and their fields which should be ignored during comparison
-    #[serde(rename = "ignoreDifferences")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ignore_differences: Option<Vec<ApplicationSpecIgnoreDifferences>>,
-    /// Info contains a list of information (URLs, email addresses, and plain text) that relates to the application
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub info: Option<Vec<ApplicationOperationInfo>>,
-    /// Project is a reference to the project this application belongs to.
-    /// The empty string means that application belongs to the 'default' project.
-    pub project: String,
-    /// RevisionHistoryLimit limits the number of items kept in the application's revision history, which is used for informational purposes as well as for rollbacks to previous versions.
-    /// This should only be changed in exceptional circumstances.
-    /// Setting to zero will store no history. This will reduce storage used.
-    /// Increasing will increase the space used to store the history, so we do not recommend increasing it.
-    /// Default is 10.
-    #[serde(rename = "revisionHistoryLimit")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revision_history_limit: Option<i64>,
-    /// Source is a reference to the location of the application's manifests or chart
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<ApplicationOperationSyncSource>,
-    /// SourceHydrator provides a way to push hydrated manifests back to git before syncing them to the cluster.
-    #[serde(rename = "sourceHydrator")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_hydrator: Option<ApplicationSpecSourceHydrator>,
-    /// Sources is a reference to the location of the application's manifests or chart
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Vec<ApplicationOperationSyncSource>>,
-    /// SyncPolicy controls when and how a sync will be performed
-    #[serde(rename = "syncPolicy")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sync_policy: Option<ApplicationSpecSyncPolicy>,
-}
-
-/// Destination is a reference to the target Kubernetes server and namespace
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationSpecDestination {
-    /// Name is an alternate way of specifying the target cluster by its symbolic name. This must be set if Server is not set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Namespace specifies the target namespace for the application's resources.
-    /// The namespace will only be set for namespace-scoped resources that have not set a value for .metadata.namespace
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    /// Server specifies the URL of the target cluster's Kubernetes control plane API. This must be set if Name is not set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<String>,
-}
-
-/// ResourceIgnoreDifferences contains resource filter and list of json paths which should be ignored during comparison with live state.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct ApplicationSpecIgnoreDifferences {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-    #[serde(rename = "jqPathExpressions")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jq_path_expressions: Option<Vec<String>>,
-    #[serde(rename = "jsonPointers")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub json_pointers: Option<Vec<String>>,
-    pub kind: String,
-    /// ManagedFieldsManagers is a list of trusted managers. Fields mutated by those managers will take precedence over the
-    /// desired state defined in the SCM and won't be displayed in diffs
-    #[serde(rename = "managedFieldsManagers")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub managed_fields_managers: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
 }
 
 /// SourceHydrator provides a way to push hydrated manifests back to git before syncing them to the cluster.
@@ -595,18 +458,18 @@ pub struct ApplicationSpecSourceHydrator {
 pub struct ApplicationSpecSourceHydratorDrySource {
     /// Directory specifies path/directory specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub directory: Option<ApplicationOperationSyncSourceDirectory>,
+    pub directory: Option<ApplicationSpecSourceDirectory>,
     /// Helm specifies helm specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub helm: Option<ApplicationOperationSyncSourceHelm>,
+    pub helm: Option<ApplicationSpecSourceHelm>,
     /// Kustomize specifies kustomize specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kustomize: Option<ApplicationOperationSyncSourceKustomize>,
+    pub kustomize: Option<ApplicationSpecSourceKustomize>,
     /// Path is a directory path within the Git repository where the manifests are located
     pub path: String,
     /// Plugin specifies config management plugin specific options
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<ApplicationOperationSyncSourcePlugin>,
+    pub plugin: Option<ApplicationSpecSourcePlugin>,
     /// RepoURL is the URL to the git repository that contains the application manifests
     #[serde(rename = "repoURL")]
     pub repo_url: String,
@@ -654,7 +517,7 @@ pub struct ApplicationSpecSyncPolicy {
     pub managed_namespace_metadata: Option<ApplicationSpecSyncPolicyManagedNamespaceMetadata>,
     /// Retry controls failed sync retry behavior
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<ApplicationOperationRetry>,
+    pub retry: Option<ApplicationSpecSyncPolicyRetry>,
     /// Options allow you to specify whole app sync-options
     #[serde(rename = "syncOptions")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -687,6 +550,142 @@ pub struct ApplicationSpecSyncPolicyManagedNamespaceMetadata {
     pub annotations: Option<BTreeMap<String, String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
+}
+
+/// Retry controls failed sync retry behavior
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationSpecSyncPolicyRetry {
+    /// Backoff controls how to backoff on subsequent retries of failed syncs
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff: Option<ApplicationSpecSyncPolicyRetryBackoff>,
+    /// Limit is the maximum number of attempts for retrying a failed sync. If set to 0, no retries will be performed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// Refresh indicates if the latest revision should be used on retry instead of the initial one (default: false)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh: Option<bool>,
+}
+
+/// Backoff controls how to backoff on subsequent retries of failed syncs
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationSpecSyncPolicyRetryBackoff {
+    /// Duration is the amount to back off. Default unit is seconds, but could also be a duration (e.g. "2m", "1h")
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<String>,
+    /// Factor is a factor to multiply the base duration after each failed retry
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub factor: Option<i64>,
+    /// MaxDuration is the maximum amount of time allowed for the backoff strategy
+    #[serde(rename = "maxDuration")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration: Option<String>,
+}
+
+/// Operation contains information about a requested or running operation
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationOperation {
+    /// Info is a list of informational items for this operation
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Vec<ApplicationSpecInfo>>,
+    /// InitiatedBy contains information about who initiated the operations
+    #[serde(rename = "initiatedBy")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initiated_by: Option<ApplicationOperationInitiatedBy>,
+    /// Retry controls the strategy to apply if a sync fails
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<ApplicationSpecSyncPolicyRetry>,
+    /// Sync contains parameters for the operation
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<ApplicationOperationSync>,
+}
+
+/// InitiatedBy contains information about who initiated the operations
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationOperationInitiatedBy {
+    /// Automated is set to true if operation was initiated automatically by the application controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automated: Option<bool>,
+    /// Username contains the name of a user who started operation
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+}
+
+/// Sync contains parameters for the operation
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationOperationSync {
+    /// SelfHealAttemptsCount contains the number of auto-heal attempts
+    #[serde(rename = "autoHealAttemptsCount")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_heal_attempts_count: Option<i64>,
+    /// DryRun specifies to perform a `kubectl apply --dry-run` without actually performing the sync
+    #[serde(rename = "dryRun")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<bool>,
+    /// Manifests is an optional field that overrides sync source with a local directory for development
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifests: Option<Vec<String>>,
+    /// Prune specifies to delete resources from the cluster that are no longer tracked in git
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prune: Option<bool>,
+    /// Resources describes which resources shall be part of the sync
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<ApplicationOperationSyncResources>>,
+    /// Revision is the revision (Git) or chart version (Helm) which to sync the application to
+    /// If omitted, will use the revision specified in app spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// Revisions is the list of revision (Git) or chart version (Helm) which to sync each source in sources field for the application to
+    /// If omitted, will use the revision specified in app spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Vec<String>>,
+    /// Source overrides the source definition set in the application.
+    /// This is typically set in a Rollback operation and is nil during a Sync operation
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ApplicationSpecSource>,
+    /// Sources overrides the source definition set in the application.
+    /// This is typically set in a Rollback operation and is nil during a Sync operation
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Vec<ApplicationSpecSource>>,
+    /// SyncOptions provide per-sync sync-options, e.g. Validate=false
+    #[serde(rename = "syncOptions")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_options: Option<Vec<String>>,
+    /// SyncStrategy describes how to perform the sync
+    #[serde(rename = "syncStrategy")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_strategy: Option<ApplicationOperationSyncSyncStrategy>,
+}
+
+/// SyncOperationResource contains resources to sync.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationOperationSyncResources {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    pub kind: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+/// SyncStrategy describes how to perform the sync
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationOperationSyncSyncStrategy {
+    /// Apply will perform a `kubectl apply` to perform the sync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply: Option<ApplicationOperationSyncSyncStrategyApply>,
+    /// Hook will submit any referenced resources to perform the sync. This is the default strategy
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<ApplicationOperationSyncSyncStrategyApply>,
+}
+
+/// Apply will perform a `kubectl apply` to perform the sync.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ApplicationOperationSyncSyncStrategyApply {
+    /// Force indicates whether or not to supply the --force flag to `kubectl apply`.
+    /// The --force flag deletes and re-create the resource, when PATCH encounters conflict and has
+    /// retried for 5 times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force: Option<bool>,
 }
 
 /// ApplicationStatus contains status information for the application
@@ -800,10 +799,10 @@ pub struct ApplicationStatusHistory {
     pub revisions: Option<Vec<String>>,
     /// Source is a reference to the application source used for the sync operation
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<ApplicationOperationSyncSource>,
+    pub source: Option<ApplicationSpecSource>,
     /// Sources is a reference to the application sources used for the sync operation
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Vec<ApplicationOperationSyncSource>>,
+    pub sources: Option<Vec<ApplicationSpecSource>>,
 }
 
 /// OperationState contains information about any ongoing operations, such as a sync
@@ -850,10 +849,10 @@ pub struct ApplicationStatusOperationStateSyncResult {
     pub revisions: Option<Vec<String>>,
     /// Source records the application source information of the sync, used for comparing auto-sync
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<ApplicationOperationSyncSource>,
+    pub source: Option<ApplicationSpecSource>,
     /// Source records the application source information of the sync, used for comparing auto-sync
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Vec<ApplicationOperationSyncSource>>,
+    pub sources: Option<Vec<ApplicationSpecSource>>,
 }
 
 /// ResourceResult holds the operation result details of a specific resource
@@ -1060,8 +1059,8 @@ pub struct ApplicationStatusSyncComparedTo {
     pub ignore_differences: Option<Vec<ApplicationSpecIgnoreDifferences>>,
     /// Source is a reference to the application's source used for comparison
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<ApplicationOperationSyncSource>,
+    pub source: Option<ApplicationSpecSource>,
     /// Sources is a reference to the application's multiple sources used for comparison
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Vec<ApplicationOperationSyncSource>>,
+    pub sources: Option<Vec<ApplicationSpecSource>>,
 }

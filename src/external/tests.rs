@@ -188,3 +188,60 @@ fn the_real_crds_translate() {
         );
     }
 }
+
+#[test]
+fn clashing_names_unknown_fields_and_empty_documents() {
+    let yaml = r#"---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.com
+spec:
+  group: example.com
+  names: {kind: Thing, plural: things}
+  scope: Cluster
+  versions:
+    - name: v1beta1
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                fooBar:
+                  type: object
+                  properties: {a: {type: string}}
+                foo:
+                  type: object
+                  properties:
+                    bar:
+                      type: object
+                      properties: {b: {type: number}}
+                template:
+                  type: object
+                  x-kubernetes-embedded-resource: true
+                  properties: {kind: {type: string}}
+                matrix:
+                  type: array
+                  items: {type: array, items: {type: integer}}
+                foo_bar:
+                  type: string
+                  nullable: true
+---
+"#;
+    let out = generate_from(yaml, "example.com", "v1beta1", "Thing").unwrap();
+    assert!(!out.namespaced);
+    let src = out.source;
+    for expected in [
+        "pub struct ThingSpecFooBar {",
+        "pub struct ThingSpecFooBar2 {",
+        "    #[serde(flatten)]\n    pub other_fields: BTreeMap<String, Value>,",
+        "    pub matrix: Option<Vec<Vec<i64>>>,",
+        "    #[serde(rename = \"fooBar\")]\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub foo_bar: Option<ThingSpecFooBar2>,",
+        "    #[serde(rename = \"foo_bar\")]\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub foo_bar_2: Option<String>,",
+    ] {
+        assert!(src.contains(expected), "{expected} missing in:\n{src}");
+    }
+    assert!(!src.contains("#[kube(namespaced)]"), "{src}");
+}

@@ -177,7 +177,12 @@ fn external_type(
     }
     let domain = args.external_api_domain.as_deref();
     let file = match (&args.external_api_base, path.as_str()) {
-        (_, "-") => "-".to_owned(),
+        // A replay of PROJECT (alpha generate, update) has no stdin to read.
+        (Some(_), "-") => bail!(
+            "the CRD of {kind} was read from stdin (path: - in PROJECT), which cannot be read \
+             again; save the CRD to a file in the project and set its path in PROJECT"
+        ),
+        (None, "-") => "-".to_owned(),
         (Some(base), p) => base.join(p).display().to_string(),
         (None, p) => p.to_owned(),
     };

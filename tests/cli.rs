@@ -1172,4 +1172,27 @@ fn external_types_come_from_a_file_or_stdin_and_force_regenerates_them() {
     );
     assert!(!dir.join("src/controller/certificate.rs").exists());
     assert!(read(&dir, "PROJECT").contains("domain: io\n  external: true\n  group: cert-manager"));
+
+    // The types' header tells how to regenerate them alone: the controller stays as edited.
+    let controller = "src/controller/service_monitor.rs";
+    fs::write(dir.join(controller), "// my logic\n").unwrap();
+    let generated = read(&dir, types);
+    fs::write(dir.join(types), "// edited\n").unwrap();
+    let path =
+        repo().join("testdata/crds/prometheus-operator/monitoring.coreos.com_servicemonitors.yaml");
+    let header_command = format!(
+        "create api --group monitoring.coreos.com --version v1 --kind ServiceMonitor \
+         --resource=false --controller=false --external-api-path {} --force",
+        path.display()
+    );
+    assert!(generated.contains(&format!(
+        "// rbuilder {}\n",
+        header_command.replace(&path.display().to_string(), "-")
+    )));
+    common::run(&dir, &header_command).success();
+    assert_eq!(read(&dir, controller), "// my logic\n");
+    assert_eq!(
+        read(&dir, types).replace(&path.display().to_string(), "-"),
+        generated.replace(&path.display().to_string(), "-")
+    );
 }

@@ -73,7 +73,12 @@ fn write_struct_body(out: &mut String, s: &Struct) {
         let _ = writeln!(out, "pub struct {} {{}}", s.name);
         return;
     }
-    let _ = writeln!(out, "pub struct {} {{", s.name);
+    // rustfmt puts the brace of a struct whose line does not fit on a line of its own.
+    if "pub struct  {".len() + s.name.len() > MAX_WIDTH {
+        let _ = writeln!(out, "pub struct {}\n{{", s.name);
+    } else {
+        let _ = writeln!(out, "pub struct {} {{", s.name);
+    }
     for f in &s.fields {
         write_doc(out, "    ", f.doc.as_deref());
         if f.flatten {
@@ -87,14 +92,30 @@ fn write_struct_body(out: &mut String, s: &Struct) {
         } else {
             f.ty.clone()
         };
-        // rustfmt moves a type that does not fit in 100 columns to the next line.
-        if "    pub : ,".len() + f.ident.len() + ty.len() > MAX_WIDTH {
-            let _ = writeln!(out, "    pub {}:\n        {ty},", f.ident);
-        } else {
-            let _ = writeln!(out, "    pub {}: {ty},", f.ident);
-        }
+        write_field(out, &f.ident, &ty);
     }
     out.push_str("}\n");
+}
+
+/// `pub ident: ty,` as rustfmt lays it out: on one line if it fits in 100 columns, else the
+/// type on the next line, else (`Option<VeryLongName>`) the type's argument on a line of its own.
+fn write_field(out: &mut String, ident: &str, ty: &str) {
+    if "    pub : ,".len() + ident.len() + ty.len() <= MAX_WIDTH {
+        let _ = writeln!(out, "    pub {ident}: {ty},");
+        return;
+    }
+    let one_argument = ty
+        .split_once('<')
+        .filter(|(_, rest)| rest.ends_with('>') && !rest.contains(','));
+    match one_argument {
+        Some((outer, rest)) if "        ,".len() + ty.len() > MAX_WIDTH => {
+            let inner = &rest[..rest.len() - 1];
+            let _ = writeln!(out, "    pub {ident}: {outer}<\n        {inner},\n    >,");
+        }
+        _ => {
+            let _ = writeln!(out, "    pub {ident}:\n        {ty},");
+        }
+    }
 }
 
 /// A Rust string literal of `s`.
@@ -145,6 +166,23 @@ mod tests {
         assert_eq!(
             out,
             "/// First.\n///\n/// indented  x\n/// ```text\n/// a: 1\n/// ```\n"
+        );
+    }
+
+    #[test]
+    fn long_fields_are_laid_out_as_rustfmt_does() {
+        let long = "A".repeat(85);
+        let mut out = String::new();
+        write_field(&mut out, "short", "String");
+        write_field(&mut out, "field", &format!("Option<{}>", "B".repeat(80)));
+        write_field(&mut out, "field", &format!("Option<{long}>"));
+        assert_eq!(
+            out,
+            format!(
+                "    pub short: String,\n    pub field:\n        Option<{}>,\n    pub field: \
+                 Option<\n        {long},\n    >,\n",
+                "B".repeat(80)
+            )
         );
     }
 }

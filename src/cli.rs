@@ -113,7 +113,9 @@ pub enum CreateCommand {
         rbuilder create api --group devops --kind DemoMicroService\n  \
         rbuilder create api --group devops --version v1 --kind DemoMicroService \\\n      \
         --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --short-name dms\n  \
-        rbuilder create api --group apps --version v1 --kind Deployment --resource=false")]
+        rbuilder create api --group apps --version v1 --kind Deployment --resource=false\n  \
+        rbuilder create api --group cert-manager.io --version v1 --kind Certificate \\\n      \
+        --resource=false --external-api-path cert-manager.crds.yaml")]
     Api(CreateApiArgs),
     /// Add webhooks to one of the project's kinds: defaulting, validation, conversion between
     /// its versions
@@ -209,6 +211,18 @@ pub struct CreateApiArgs {
     /// kubebuilder's plugin chooser; `deploy-image/v1-alpha` is the same as giving --image
     #[arg(long, value_name = "PLUGIN")]
     pub plugins: Option<String>,
+    /// With --resource=false: the CRD (a YAML file, or - for stdin) of another project's custom
+    /// resource to write Rust types and a controller for
+    #[arg(long, value_name = "FILE")]
+    pub external_api_path: Option<String>,
+    /// With --external-api-path: the domain of the CRD's group when --group gives only its
+    /// first part (--group cert-manager --external-api-domain io)
+    #[arg(long, value_name = "DOMAIN")]
+    pub external_api_domain: Option<String>,
+    /// The folder a relative --external-api-path is relative to (the project's, unless a
+    /// replay of PROJECT says otherwise).
+    #[arg(skip)]
+    pub external_api_base: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

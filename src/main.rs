@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod external;
 mod license;
 mod manifests;
 mod model;

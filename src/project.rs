@@ -73,9 +73,15 @@ pub struct ResourceEntry {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub controller: bool,
     pub domain: String,
+    /// Another project's custom resource (its types generated from its CRD, `path`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
     /// `""` for Kubernetes' core group (Pods, Secrets, ...).
     pub group: Group,
     pub kind: Kind,
+    /// The CRD file an external resource's types were generated from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plural: Option<Plural>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -182,9 +188,18 @@ impl ResourceEntry {
         self.group == *group && self.version == *version && self.kind == *kind
     }
 
-    /// A Kubernetes built-in type (no CRD in this project).
+    /// A Kubernetes built-in type or an external one (no CRD in this project).
     pub fn is_builtin(&self) -> bool {
         self.api.is_none()
+    }
+
+    /// The full API group of an external resource: `cert-manager.io`.
+    pub fn api_group(&self) -> String {
+        if self.domain.is_empty() {
+            self.group.to_string()
+        } else {
+            format!("{}.{}", self.group, self.domain)
+        }
     }
 
     /// The CRD's scope; built-in types report `true` (their scope is Kubernetes').
@@ -408,8 +423,10 @@ mod tests {
             }),
             controller: true,
             domain: "my.domain".into(),
+            external: false,
             group: Group::parse("devops").unwrap(),
             kind: Kind::parse("DemoMicroService").unwrap(),
+            path: None,
             plural: Some(Plural::parse("demomicroservices").unwrap()),
             short_names: vec![ShortName::parse("dms").unwrap()],
             version: Version::parse("v1").unwrap(),
@@ -419,6 +436,20 @@ mod tests {
                 webhook_version: "v1".into(),
                 ..WebhooksEntry::default()
             }),
+        });
+        // Another project's resource, as kubebuilder records one.
+        p.resources.push(ResourceEntry {
+            api: None,
+            controller: true,
+            domain: "io".into(),
+            external: true,
+            group: Group::parse("cert-manager").unwrap(),
+            kind: Kind::parse("Certificate").unwrap(),
+            path: Some("crds/cert-manager.crds.yaml".into()),
+            plural: Some(Plural::parse("certificates").unwrap()),
+            short_names: vec![],
+            version: Version::parse("v1").unwrap(),
+            webhooks: None,
         });
         p.plugins.deploy_image = Some(DeployImagePlugin {
             resources: vec![DeployImageEntry {

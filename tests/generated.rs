@@ -234,6 +234,7 @@ const TREES: &[&str] = &[
     "namespaced",
     "multiversion",
     "kind-names",
+    "external",
 ];
 
 #[test]
@@ -347,6 +348,66 @@ fn multiversion() {
 fn kind_names() {
     check_tree("kind-names");
 }
+
+/// Controllers for other projects' resources: the project builds and passes its checks, and
+/// every sample of `testdata/crds/samples` (the projects' documented objects) deserializes into
+/// the generated type of its kind and serializes back to the same JSON. That round trip is
+/// written into the copy as a test of its own, `tests/round_trip.rs`, as a user would write it.
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn external() {
+    let (_tmp, dir) = copy_of("external");
+    let samples = repo().join("testdata/crds/samples");
+    let types = [
+        ("certificate", "cert_manager::v1::Certificate"),
+        ("servicemonitor", "monitoring::v1::ServiceMonitor"),
+        ("application", "argoproj::v1alpha1::Application"),
+    ];
+    let mut test = String::from(ROUND_TRIP);
+    std::fs::create_dir_all(dir.join("tests/samples")).expect("create tests/samples");
+    // Written before the checks, so that they also show the samples do not disturb the project.
+    let mut names: Vec<String> = std::fs::read_dir(&samples)
+        .expect("samples")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".yaml"))
+        .collect();
+    names.sort();
+    for name in &names {
+        let text = std::fs::read_to_string(samples.join(name)).expect("sample");
+        let json = dir
+            .join("tests/samples")
+            .join(name.replace(".yaml", ".json"));
+        std::fs::write(&json, yaml_documents(&text)[0].to_string()).expect("write sample");
+        let (_, ty) = types
+            .iter()
+            .find(|(prefix, _)| name.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no type for sample {name}"));
+        let stem = name.trim_end_matches(".yaml");
+        test.push_str(&format!(
+            "\n#[test]\nfn {}() {{\n    round_trip::<external::api::external::{ty}>(include_str!(\"samples/{stem}.json\"));\n}}\n",
+            stem.replace('-', "_")
+        ));
+    }
+    check_project(&dir);
+    // Not the user's code: written after the checks of the project (`cargo fmt --check`...).
+    std::fs::write(dir.join("tests/round_trip.rs"), test).expect("write the test");
+    let out = run(&dir, "cargo", &["test", "--locked", "--test", "round_trip"]);
+    assert!(
+        out.contains(&format!("{} passed", names.len())),
+        "every sample round-trips:\n{out}"
+    );
+}
+
+/// The start of the round-trip test written into the external tree's copy.
+const ROUND_TRIP: &str = r#"//! Each documented object deserializes into its generated type and serializes back unchanged.
+
+fn round_trip<K: serde::de::DeserializeOwned + serde::Serialize>(json: &str) {
+    let value: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    let typed: K = serde_json::from_value(value.clone()).expect("deserializes");
+    let back = serde_json::to_value(&typed).expect("serializes");
+    assert_eq!(back, value, "the round trip changed the object");
+}
+"#;
 
 /// The runtime crate's own tests and lints, once (it is the same in every project).
 fn check_runtime(dir: &Path) {

@@ -414,6 +414,19 @@ fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
         );
     }
     let gvk = format!("{group}/{version} {kind}");
+    let full_group = group.to_string();
+    if let Some(entry) = project.resources.iter().find(|e| {
+        e.external
+            && e.kind == kind
+            && (e.group == group || format!("{}.{}", e.group, e.domain) == full_group)
+    }) {
+        bail!(
+            "{gvk} is another project's custom resource (its types come from {}): its webhooks \
+             are that project's to serve; rbuilder scaffolds webhooks for this project's own \
+             kinds",
+            entry.path.as_deref().unwrap_or("its CRD")
+        );
+    }
     if project
         .find(&group, &version, &kind)
         .is_some_and(ResourceEntry::is_builtin)

@@ -102,7 +102,7 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
     let ctx = project_context(input, &fresh);
     init::plan(output, &fresh, &ctx)?.apply()?;
     for entry in &project.resources {
-        let args = create_api_args(project, entry);
+        let args = create_api_args(input, project, entry);
         let (plan, _) = create_api::plan(output, &args).with_context(|| {
             format!(
                 "cannot replay `create api` for {}/{} {}",
@@ -149,8 +149,9 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
 }
 
 /// The `create api` arguments that scaffold what `entry` records.
-fn create_api_args(project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
+fn create_api_args(input: &Path, project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
     let builtin = entry.is_builtin();
+    let external = entry.external.then(|| entry.path.clone()).flatten();
     let options = project.deploy_image(entry).map(|d| &d.options);
     CreateApiArgs {
         // PROJECT records Kubernetes' core group as "", the command line calls it "core".
@@ -165,7 +166,7 @@ fn create_api_args(project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
         namespaced: entry.api.as_ref().map(|api| api.namespaced),
         short_names: entry.short_names.iter().map(ToString::to_string).collect(),
         resource: !builtin,
-        controller: (!builtin).then_some(entry.controller),
+        controller: (!builtin || external.is_some()).then_some(entry.controller),
         force: false,
         dry_run: false,
         image: options.map(|o| o.image.clone()),
@@ -175,6 +176,10 @@ fn create_api_args(project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
         image_container_command: options.and_then(|o| o.container_command.clone()),
         run_as_user: options.and_then(|o| o.run_as_user).map(|u| u.to_string()),
         plugins: None,
+        external_api_domain: external.as_ref().map(|_| entry.domain.clone()),
+        external_api_path: external,
+        // The CRD file's path in PROJECT is relative to the project.
+        external_api_base: Some(input.to_owned()),
     }
 }
 

@@ -6,8 +6,8 @@ mod image;
 mod names;
 mod plural;
 mod resource;
-mod rust_names;
+pub(crate) mod rust_names;
 
 pub use image::ImageReference;
 pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
-pub use resource::{CustomSpec, DeployImage, Flavor, Resource};
+pub use resource::{CustomSpec, DeployImage, ExternalSpec, Flavor, Resource};

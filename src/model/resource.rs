@@ -22,6 +22,33 @@ pub enum Flavor {
         /// `k8s_openapi::api::apps::v1`
         rust_module: String,
     },
+    /// A controller for another project's custom resource, with its types generated from
+    /// its CRD: no CRD of this project.
+    External {
+        /// `crate::api::external::cert_manager::v1`
+        rust_module: String,
+        /// `certificates.cert-manager.io`
+        crd_name: String,
+        /// The CRD file, as given.
+        path: String,
+        /// The types' Rust source.
+        #[serde(skip)]
+        source: String,
+    },
+}
+
+/// What `create api --external-api-path` read from the CRD.
+pub struct ExternalSpec {
+    /// The CRD's group, in full: `cert-manager.io`.
+    pub api_group: String,
+    pub version: Version,
+    pub kind: Kind,
+    pub plural: Plural,
+    pub namespaced: bool,
+    pub controller: bool,
+    pub crd_name: String,
+    pub path: String,
+    pub source: String,
 }
 
 /// What `--image` and its companion flags say.
@@ -119,13 +146,56 @@ impl Resource {
         })
     }
 
+    /// Another project's custom resource: `group` is the first part of its API group.
+    pub fn external(spec: ExternalSpec) -> Result<Self> {
+        let ExternalSpec {
+            api_group,
+            version,
+            kind,
+            plural,
+            namespaced,
+            controller,
+            crd_name,
+            path,
+            source,
+        } = spec;
+        let group = Group::parse(api_group.split('.').next().unwrap_or_default())?;
+        let api_module_path = format!("api::external::{}::{version}", group.module()?);
+        Ok(Self {
+            api_group,
+            module: kind.module(),
+            plural,
+            group,
+            version,
+            kind,
+            namespaced,
+            short_names: Vec::new(),
+            controller,
+            flavor: Flavor::External {
+                rust_module: format!("crate::{api_module_path}"),
+                crd_name,
+                path,
+                source,
+            },
+            api_module_path,
+        })
+    }
+
+    /// The domain PROJECT records for an external resource: its API group after the first part.
+    pub fn external_domain(&self) -> &str {
+        self.api_group.split_once('.').map_or("", |(_, d)| d)
+    }
+
     /// Whether this is the resource `group/version kind`.
     pub fn is(&self, group: &Group, version: &Version, kind: &Kind) -> bool {
         self.group == *group && self.version == *version && self.kind == *kind
     }
 
     pub fn has_crd(&self) -> bool {
-        !matches!(self.flavor, Flavor::Builtin { .. })
+        !matches!(
+            self.flavor,
+            Flavor::Builtin { .. } | Flavor::External { .. }
+        )
     }
 
     /// `group/version, Kind=Kind`, as Kubernetes prints a GVK (`core/v1` for the core group).

@@ -37,11 +37,15 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     out
 }
 
-/// A new folder named `name` (the project name comes from it) inside a temporary folder.
+/// A new folder named `name` (the project name comes from it) inside a temporary folder,
+/// beside `crds`, a link to `testdata/crds`: commands give CRDs as `../crds/...`, the path
+/// that also works from a golden tree (`testdata/<tree>`).
 pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join(name);
     std::fs::create_dir(&dir).expect("create project folder");
+    std::os::unix::fs::symlink(repo().join("testdata/crds"), tmp.path().join("crds"))
+        .expect("link testdata/crds");
     (tmp, dir)
 }
 

@@ -39,6 +39,13 @@ pub struct Additions {
     inserts: Vec<Insert>,
     /// The CRD gets this resource's version.
     crd: bool,
+    /// Files whose text is not from a template (path, text): an external resource's types.
+    generated: Vec<(String, String)>,
+}
+
+/// The folder of an external resource's group under `src/api/external/`: `cert_manager`.
+fn group_dir(r: &Resource) -> &str {
+    r.api_module_path.split("::").nth(2).unwrap_or_default()
 }
 
 /// The template folder of each flavor of resource.
@@ -46,7 +53,8 @@ fn flavor(r: &Resource) -> &'static str {
     match r.flavor {
         Flavor::Plain => "plain",
         Flavor::DeployImage(_) => "deploy_image",
-        Flavor::Builtin { .. } => "builtin",
+        // A controller of a type the project does not define, as for a built-in type.
+        Flavor::Builtin { .. } | Flavor::External { .. } => "builtin",
     }
 }
 
@@ -129,6 +137,9 @@ impl Additions {
                 "inserts/samples_kustomization.yaml",
             );
         }
+        if let Flavor::External { source, .. } = &r.flavor {
+            add.external_types(r, source);
+        }
         if r.controller {
             add.file(
                 r.controller_file(),
@@ -157,6 +168,34 @@ impl Additions {
         add
     }
 
+    /// An external resource's types, in `src/api/external/<group>/<version>/<kind>.rs`, and
+    /// the modules that lead there.
+    fn external_types(&mut self, r: &Resource, source: &str) {
+        self.insert(
+            "src/api/mod.rs",
+            "api-modules",
+            "inserts/api_mod_external.rs",
+        );
+        let external = "src/api/external/mod.rs";
+        self.file(external.into(), "api/external_mod.rs", IfExists::Keep);
+        self.insert(external, "api-modules", "inserts/api_mod_group.rs");
+        let group_mod = format!("src/api/external/{}/mod.rs", self::group_dir(r));
+        self.file(group_mod.clone(), "api/group_mod.rs", IfExists::Keep);
+        self.insert(group_mod, "versions", "inserts/group_mod_version.rs");
+        self.file(r.version_mod_file(), "api/version_mod.rs", IfExists::Keep);
+        self.insert(
+            r.version_mod_file(),
+            "kind-modules",
+            "inserts/version_mod_kind.rs",
+        );
+        self.insert(
+            r.version_mod_file(),
+            "kind-exports",
+            "inserts/version_mod_export.rs",
+        );
+        self.generated.push((r.api_file(), source.to_owned()));
+    }
+
     /// Adds all of it to `plan`, rendering with `ctx`; `force` rewrites the resource's own files.
     pub fn plan(
         &self,
@@ -174,6 +213,13 @@ impl Additions {
                     plan.overwrite(file.path.clone(), templates.render(&file.template, ctx)?)?
                 }
                 _ => plan.create(file.path.clone(), templates.render(&file.template, ctx)?)?,
+            }
+        }
+        for (path, text) in &self.generated {
+            if force && plan.exists(path) {
+                plan.overwrite(path.clone(), text.clone())?;
+            } else {
+                plan.create(path.clone(), text.clone())?;
             }
         }
         if self.crd {

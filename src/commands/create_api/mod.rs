@@ -17,7 +17,7 @@ use anyhow::Result;
 
 use super::finish;
 use crate::cli::CreateApiArgs;
-use crate::model::Resource;
+use crate::model::{Flavor, Resource};
 use crate::project::{self, Project};
 use crate::scaffold::{Plan, Templates, project_context};
 use files::Additions;
@@ -70,7 +70,7 @@ fn context(root: &Path, project: &Project, r: &Resource, first_version: bool) ->
     ctx.insert("resource", r);
     // The kind's first version is its CRD's storage version.
     ctx.insert("storage", &first_version);
-    if project.multigroup {
+    if project.multigroup || matches!(r.flavor, Flavor::External { .. }) {
         ctx.insert("group_module", &r.group.module().unwrap_or_default());
     }
     ctx.insert("api_file", &r.api_file());
@@ -85,7 +85,27 @@ fn next_steps(plan: &Plan, r: &Resource) -> String {
         next.push_str(&format!("--force rewrote: {overwritten}\n"));
     }
     let gvk = r.gvk();
-    if r.has_crd() {
+    if let Flavor::External { crd_name, .. } = &r.flavor {
+        next.push_str(&format!(
+            "Added the types of {gvk} (from CRD {crd_name}: not installed by this project){}. \
+             Next:\n  ",
+            if r.controller {
+                " and its controller"
+            } else {
+                ""
+            },
+        ));
+        if r.controller {
+            next.push_str(&format!(
+                "write the logic in {}, and grant what it calls in its rbac_rules\n  ",
+                r.controller_file()
+            ));
+        }
+        next.push_str(
+            "make test\n  \
+             make run   # against a cluster where the CRD is installed",
+        );
+    } else if r.has_crd() {
         next.push_str(&format!(
             "Added {gvk}. Next:\n  \
              edit the types in {}, then `make manifests` to regenerate the CRD\n  \

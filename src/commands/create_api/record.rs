@@ -17,13 +17,18 @@ pub fn record(project: &mut Project, r: &Resource) {
             namespaced: r.namespaced,
         }),
         controller: r.controller,
-        domain: if r.has_crd() {
-            project.domain.to_string()
-        } else {
-            BUILTIN_DOMAIN.into()
+        domain: match &r.flavor {
+            Flavor::External { .. } => r.external_domain().to_owned(),
+            _ if r.has_crd() => project.domain.to_string(),
+            _ => BUILTIN_DOMAIN.into(),
         },
+        external: matches!(r.flavor, Flavor::External { .. }),
         group: r.group.clone(),
         kind: r.kind.clone(),
+        path: match &r.flavor {
+            Flavor::External { path, .. } => Some(path.clone()),
+            _ => None,
+        },
         plural: Some(r.plural.clone()),
         short_names: r.short_names.clone(),
         version: r.version.clone(),

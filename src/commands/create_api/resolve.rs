@@ -4,9 +4,10 @@
 use anyhow::{Result, bail};
 
 use crate::cli::CreateApiArgs;
+use crate::external;
 use crate::model::{
-    CustomSpec, DeployImage, Flavor, Group, ImageReference, Kind, Plural, Resource, ShortName,
-    Version, builtin,
+    CustomSpec, DeployImage, ExternalSpec, Flavor, Group, ImageReference, Kind, Plural, Resource,
+    ShortName, Version, builtin,
 };
 use crate::project::Project;
 
@@ -17,6 +18,15 @@ const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
 pub fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
+    if args.external_api_path.is_some() {
+        return external_type(project, args, version, kind);
+    }
+    if args.external_api_domain.is_some() {
+        bail!(
+            "--external-api-domain only applies with --external-api-path: add the CRD file, \
+             e.g. --external-api-path cert-manager.crds.yaml, or drop --external-api-domain"
+        );
+    }
     let deploy_image = deploy_image(args)?;
     if !args.resource && args.controller == Some(false) {
         bail!(
@@ -136,6 +146,89 @@ fn builtin_type(
         Group::parse(b.group)?
     };
     Resource::builtin(b, group, version, kind)
+}
+
+/// Another project's custom resource, from its CRD (`--external-api-path`): its types and,
+/// unless --controller=false, a controller as for a built-in type.
+fn external_type(
+    project: &Project,
+    args: &CreateApiArgs,
+    version: Version,
+    kind: Kind,
+) -> Result<Resource> {
+    let path = args.external_api_path.clone().unwrap_or_default();
+    if args.resource {
+        bail!(
+            "--external-api-path needs --resource=false: the custom resource is the CRD's \
+             owner's, and this project gets only its types and a controller"
+        );
+    }
+    let ignored = [
+        ("--plural", args.plural.is_some()),
+        ("--short-name", !args.short_names.is_empty()),
+        ("--namespaced", args.namespaced.is_some()),
+        ("--image", args.image.is_some() || args.plugins.is_some()),
+    ];
+    if let Some((flag, _)) = ignored.iter().find(|(_, given)| *given) {
+        bail!(
+            "{flag} does not apply with --external-api-path: the resource's names and scope are \
+             its CRD's, and rbuilder scaffolds just its types and controller"
+        );
+    }
+    let domain = args.external_api_domain.as_deref();
+    let file = match (&args.external_api_base, path.as_str()) {
+        // A replay of PROJECT (alpha generate, update) has no stdin to read.
+        (Some(_), "-") => bail!(
+            "the CRD of {kind} was read from stdin (path: - in PROJECT), which cannot be read \
+             again; save the CRD to a file in the project and set its path in PROJECT"
+        ),
+        (None, "-") => "-".to_owned(),
+        (Some(base), p) => base.join(p).display().to_string(),
+        (None, p) => p.to_owned(),
+    };
+    let text = external::read(&file)?;
+    let source = if path == "-" {
+        "the CRD on stdin".to_owned()
+    } else {
+        path.clone()
+    };
+    let wanted = external::Wanted {
+        group: &args.group,
+        domain,
+        version: version.as_ref(),
+        kind: kind.as_str(),
+    };
+    let generated = external::generate(&text, &source, &wanted, &path)?;
+    let own = project
+        .custom_resources()
+        .find(|e| format!("{}.{}", e.group, e.domain) == generated.group);
+    if let Some(own) = own {
+        bail!(
+            "group {} of CRD {} is this project's own API group (kind {} is in it): its types \
+             are this project's to define; generate types only for other projects' groups",
+            generated.group,
+            generated.crd_name,
+            own.kind
+        );
+    }
+    if !generated.namespaced && project.namespaced {
+        bail!(
+            "{kind} is cluster-scoped, but this operator is scoped to one namespace (init \
+             --namespaced), whose Role cannot grant it; choose a namespaced type"
+        );
+    }
+    let plural = Plural::parse(&generated.plural)?;
+    Resource::external(ExternalSpec {
+        api_group: generated.group,
+        version,
+        kind,
+        plural,
+        namespaced: generated.namespaced,
+        controller: args.controller.unwrap_or(true),
+        crd_name: generated.crd_name,
+        path,
+        source: generated.source,
+    })
 }
 
 /// The names and scope a kind has in all its versions.

@@ -25,7 +25,8 @@ pub fn grant(
     let flavor = match r.flavor {
         crate::model::Flavor::Plain => "plain",
         crate::model::Flavor::DeployImage(_) => "deploy_image",
-        crate::model::Flavor::Builtin { .. } => "builtin",
+        // A controller of a type the project does not define: the same rules.
+        crate::model::Flavor::Builtin { .. } | crate::model::Flavor::External { .. } => "builtin",
     };
     let mut rules = templates.render(&format!("rbac/rules/{flavor}.yaml"), ctx)?;
     rules.push_str(&templates.render("rbac/rules/runtime.yaml", ctx)?);
@@ -51,6 +52,7 @@ fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates)
     let full_group = format!("{}.{}", e.group, e.domain);
     let (flavor, api_group) =
         match builtin::find(e.group.display_name(), e.version.as_ref(), e.kind.as_str()) {
+            _ if e.external => ("builtin", e.api_group()),
             Some(b) if e.is_builtin() => ("builtin", b.api_group.to_owned()),
             _ if project.deploy_image(e).is_some() => ("deploy_image", full_group),
             _ => ("plain", full_group),

@@ -35,7 +35,7 @@ pub enum Command {
     Create(CreateCommand),
     /// Same as `create api`
     #[command(name = "create-api", hide = true)]
-    CreateApi(CreateApiArgs),
+    CreateApi(Box<CreateApiArgs>),
     /// Change project-wide settings recorded in PROJECT
     #[command(
         after_help = "Examples:\n  rbuilder edit --multigroup\n  rbuilder edit --namespaced\n  \
@@ -116,7 +116,7 @@ pub enum CreateCommand {
         rbuilder create api --group apps --version v1 --kind Deployment --resource=false\n  \
         rbuilder create api --group cert-manager.io --version v1 --kind Certificate \\\n      \
         --resource=false --external-api-path cert-manager.crds.yaml")]
-    Api(CreateApiArgs),
+    Api(Box<CreateApiArgs>),
     /// Add webhooks to one of the project's kinds: defaulting, validation, conversion between
     /// its versions
     #[command(after_help = "Examples:\n  \

@@ -23,7 +23,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Init(args) => init::run(&current_dir()?, args),
         Command::Create(CreateCommand::Api(args)) | Command::CreateApi(args) => {
-            create_api::run(&current_dir()?, args)
+            create_api::run(&current_dir()?, *args)
         }
         Command::Create(CreateCommand::Webhook(args)) => create_webhook::run(&current_dir()?, args),
         Command::Edit(args) => edit::run(&current_dir()?, args),

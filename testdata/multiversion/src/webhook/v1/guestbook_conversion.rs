@@ -124,33 +124,35 @@ mod tests {
 
     #[test]
     fn a_round_trip_through_v1alpha1_keeps_every_field() {
+        let hub = "devops.my.domain/v1";
+        let spoke = "devops.my.domain/v1alpha1";
         let original = json!({
-            "apiVersion": "devops.my.domain/v1",
+            "apiVersion": hub,
             "kind": "Guestbook",
             "metadata": {"name": "sample", "labels": {"team": "a"}},
             "spec": {"foo": "bar"},
             "status": {"observedGeneration": 1},
         });
-        let spoke = "devops.my.domain/v1alpha1";
         let converted = convert(&original, spoke);
         assert_eq!(converted["apiVersion"], spoke);
-        let back = convert(&converted, &original["apiVersion"].to_string());
+        let back = convert(&converted, hub);
         assert_eq!(back, original);
     }
 
     #[test]
     fn a_round_trip_through_v1beta1_keeps_every_field() {
+        let hub = "devops.my.domain/v1";
+        let spoke = "devops.my.domain/v1beta1";
         let original = json!({
-            "apiVersion": "devops.my.domain/v1",
+            "apiVersion": hub,
             "kind": "Guestbook",
             "metadata": {"name": "sample", "labels": {"team": "a"}},
             "spec": {"foo": "bar"},
             "status": {"observedGeneration": 1},
         });
-        let spoke = "devops.my.domain/v1beta1";
         let converted = convert(&original, spoke);
         assert_eq!(converted["apiVersion"], spoke);
-        let back = convert(&converted, &original["apiVersion"].to_string());
+        let back = convert(&converted, hub);
         assert_eq!(back, original);
     }
 }

@@ -63,8 +63,8 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
 
 /// The files of a new project at `root`, rendered with `ctx`.
 pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Result<Plan> {
-    // init's Rust templates are rustfmt-clean for any project name, so unlike `create api`
-    // it needs no rustfmt pass.
+    // Like every template, init's lay Rust out as rustfmt does, for any project name (the
+    // golden trees check it): rbuilder runs no rustfmt.
     let prefixes = [&[TEMPLATE_DIR, "rbac/role"], owned_files::TEMPLATES].concat();
     let templates = Templates::load(&prefixes)?;
     let mut plan = Plan::new(root);

@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Variant, project_dir, project_files, rbuilder, repo, variants};
+use common::{Variant, project_dir, project_files, rbuilder, repo, two_at_a_time, variants};
 
 /// Scaffolds `variant` in a temporary folder and compares it with its golden tree; returns
 /// what differs, one line per file. With `overwrite`, rewrites the golden tree instead (its
@@ -94,21 +94,10 @@ fn golden_trees_are_what_rbuilder_writes() {
         variants.len() >= 9,
         "testdata/variants.txt lists too few trees"
     );
-    // Two at a time: the machine has two cores, and each variant runs rbuilder a few times.
-    let differences: Vec<String> = std::thread::scope(|scope| {
-        let (first, second) = variants.split_at(variants.len() / 2);
-        let handles = [first, second].map(|half| {
-            scope.spawn(move || {
-                half.iter()
-                    .flat_map(|variant| compare(variant, overwrite))
-                    .collect::<Vec<_>>()
-            })
-        });
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().expect("no panic"))
-            .collect()
-    });
+    let differences: Vec<String> = two_at_a_time(&variants, |variant| compare(variant, overwrite))
+        .into_iter()
+        .flatten()
+        .collect();
     assert!(
         differences.is_empty(),
         "the golden trees are not what rbuilder writes:\n  {}\nIf the change is intended, run \

@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{project_dir, repo, run, snapshot, words};
+use common::{project_dir, repo, run, snapshot, two_at_a_time, words};
 
 const FILE: &str = "tests/messages.txt";
 
@@ -114,22 +114,7 @@ fn every_bad_input_gets_its_message_and_changes_nothing() {
     let text = std::fs::read_to_string(&path).expect("tests/messages.txt");
     let messages = parse(&text);
     assert!(messages.cases.len() > 40, "{FILE} has too few cases");
-    // Two at a time: each case scaffolds a folder of its own.
-    let answers: Vec<String> = std::thread::scope(|scope| {
-        let (first, second) = messages.cases.split_at(messages.cases.len() / 2);
-        let messages = &messages;
-        let handles = [first, second].map(|half| {
-            scope.spawn(move || {
-                half.iter()
-                    .map(|case| answer(messages, case))
-                    .collect::<Vec<_>>()
-            })
-        });
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().expect("no panic"))
-            .collect()
-    });
+    let answers = two_at_a_time(&messages.cases, |case| answer(&messages, case));
     if std::env::var("RBUILDER_MESSAGES").is_ok_and(|v| v == "overwrite") {
         std::fs::write(&path, rewrite(&text, &answers)).expect("rewrite tests/messages.txt");
         return;

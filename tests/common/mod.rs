@@ -188,3 +188,18 @@ pub fn project_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .filter_map(|(path, contents)| contents.map(|bytes| (path, bytes)))
         .collect()
 }
+
+/// `f` of each of `items`, in order, computed on two threads: the machine has two cores, and
+/// each item runs rbuilder a few times.
+pub fn two_at_a_time<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let f = &f;
+    std::thread::scope(|scope| {
+        let (first, second) = items.split_at(items.len() / 2);
+        let handles =
+            [first, second].map(|half| scope.spawn(move || half.iter().map(f).collect::<Vec<_>>()));
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("no panic"))
+            .collect()
+    })
+}

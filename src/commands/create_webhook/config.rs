@@ -1,0 +1,163 @@
+//! The webhook configurations and the kustomize files that deploy them.
+
+use anyhow::Result;
+
+use super::WEBHOOK_MANIFESTS;
+use crate::manifests::{AdmissionWebhook, crd_with_conversion, webhook_configurations};
+use crate::model::{Plural, Resource};
+use crate::project::{Project, ResourceEntry, WebhooksEntry};
+use crate::scaffold::{Plan, Templates};
+
+/// The webhook configurations, and the conversion of the kind's CRD, as `make manifests` writes
+/// them from the code.
+pub(super) fn plan_manifests(
+    plan: &mut Plan,
+    project: &Project,
+    r: &Resource,
+    conversion: bool,
+) -> Result<()> {
+    let entries: Vec<(&ResourceEntry, &WebhooksEntry, String, String)> = project
+        .custom_resources()
+        .filter_map(|e| e.webhooks.as_ref().map(|w| (e, w)))
+        .map(|(e, w)| {
+            let plural = e.plural.as_ref().map_or_else(
+                || Plural::of(&e.kind).map(|p| p.to_string()),
+                |p| Ok(p.to_string()),
+            );
+            plural.map(|plural| (e, w, format!("{}.{}", e.group, project.domain), plural))
+        })
+        .collect::<Result<_>>()?;
+    let mut webhooks = Vec::new();
+    for (entry, w, api_group, plural) in &entries {
+        for (wanted, mutating) in [(w.defaulting, true), (w.validation, false)] {
+            if wanted {
+                webhooks.push(AdmissionWebhook {
+                    mutating,
+                    api_group,
+                    version: entry.version.as_ref(),
+                    kind: entry.kind.as_ref(),
+                    plural,
+                });
+            }
+        }
+    }
+    if let Some(yaml) = webhook_configurations(&webhooks)? {
+        if plan.exists(WEBHOOK_MANIFESTS) {
+            plan.update(WEBHOOK_MANIFESTS.to_owned(), |_| Ok(yaml))?;
+        } else {
+            plan.create(WEBHOOK_MANIFESTS.to_owned(), yaml)?;
+        }
+    }
+    if conversion {
+        let file = r.crd_file();
+        plan.update(file.clone(), |crd| crd_with_conversion(crd, &file))?;
+    }
+    Ok(())
+}
+
+/// The kustomize files that deploy the webhooks, written once, and enabled in
+/// config/default as kubebuilder's `create webhook` does: it uncomments the [WEBHOOK] sections.
+pub(super) fn plan_kustomize(
+    plan: &mut Plan,
+    templates: &Templates,
+    ctx: &mut tera::Context,
+    project: &Project,
+) -> Result<()> {
+    for (template, path) in [
+        ("kustomization.yaml", "config/webhook/kustomization.yaml"),
+        (
+            "kustomizeconfig.yaml",
+            "config/webhook/kustomizeconfig.yaml",
+        ),
+        ("service.yaml", "config/webhook/service.yaml"),
+        (
+            "certificate-webhook.yaml",
+            "config/certmanager/certificate-webhook.yaml",
+        ),
+        (
+            "manager_webhook_patch.yaml",
+            "config/default/manager_webhook_patch.yaml",
+        ),
+        (
+            "allow-webhook-traffic.yaml",
+            "config/network-policy/allow-webhook-traffic.yaml",
+        ),
+    ] {
+        if !plan.exists(path) {
+            let text = templates.render(&format!("webhook/config/{template}"), ctx)?;
+            plan.create(path.to_owned(), text)?;
+        }
+    }
+    // What the CA is injected into.
+    let webhooks: Vec<&WebhooksEntry> = project
+        .custom_resources()
+        .filter_map(|e| e.webhooks.as_ref())
+        .collect();
+    let mut configurations = Vec::new();
+    if webhooks.iter().any(|w| w.defaulting) {
+        configurations.push("MutatingWebhookConfiguration");
+    }
+    if webhooks.iter().any(|w| w.validation) {
+        configurations.push("ValidatingWebhookConfiguration");
+    }
+    let mut crds = Vec::new();
+    for e in project.custom_resources() {
+        if e.webhooks.as_ref().is_some_and(|w| w.conversion) {
+            let plural = match &e.plural {
+                Some(p) => p.clone(),
+                None => Plural::of(&e.kind)?,
+            };
+            crds.push(format!("{plural}.{}.{}", e.group, project.domain));
+        }
+    }
+    ctx.insert("configurations", &configurations);
+    ctx.insert("crds", &crds);
+    let replacements = templates.render("webhook/config/webhook_replacements.yaml", ctx)?;
+    let path = "config/default/webhook_replacements.yaml";
+    if plan.exists(path) {
+        plan.update(path.to_owned(), |_| Ok(replacements))?;
+    } else {
+        plan.create(path.to_owned(), replacements)?;
+    }
+
+    plan.update("config/default/kustomization.yaml".to_owned(), |text| {
+        let mut text = text.to_owned();
+        for block in [
+            "#- ../certmanager\n",
+            "#- ../webhook\n",
+            "#patches:\n",
+            "#- path: manager_webhook_patch.yaml\n#  target:\n#    kind: Deployment\n#    name: controller-manager\n",
+            "#replacements:\n#- path: webhook_replacements.yaml\n",
+        ] {
+            let enabled = block.replace("\n#", "\n").trim_start_matches('#').to_owned();
+            text = text.replacen(block, &enabled, 1);
+        }
+        Ok(text)
+    })?;
+    for (file, after, line) in [
+        (
+            "config/certmanager/kustomization.yaml",
+            "- certificate-metrics.yaml\n",
+            "- certificate-webhook.yaml\n",
+        ),
+        (
+            "config/network-policy/kustomization.yaml",
+            "- allow-metrics-traffic.yaml\n",
+            "- allow-webhook-traffic.yaml\n",
+        ),
+    ] {
+        plan.update(file.to_owned(), |text| {
+            if text.contains(line) {
+                return Ok(text.to_owned());
+            }
+            match text.find(after) {
+                Some(at) => {
+                    let at = at + after.len();
+                    Ok(format!("{}{line}{}", &text[..at], &text[at..]))
+                }
+                None => Ok(format!("{text}{line}")),
+            }
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! `rbuilder create webhook`: defaulting, validating and conversion webhooks for one of the
+//! project's kinds. The same steps as `create api`: the arguments are checked against PROJECT
+//! (the kind and its versions must exist, the webhooks must not), then the kind's webhook files
+//! are planned, registered at the markers of `src/webhook/`, and recorded in PROJECT.
+//!
+//! `resolve` checks the request, `config` plans the webhook configurations and kustomize
+//! files, `record` writes PROJECT's `webhooks:`.
+
+mod config;
+mod record;
+mod resolve;
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+
+use self::config::{plan_kustomize, plan_manifests};
+use self::record::record;
+use self::resolve::{check_conflicts, check_same_fields, resolve, resource_of};
+use super::finish;
+use crate::cli::CreateWebhookArgs;
+use crate::model::{Group, Kind, Version};
+use crate::project::{self, Project};
+use crate::scaffold::{Plan, Templates, markers, project_context};
+
+/// The template folders `create webhook` renders from.
+const TEMPLATES: &[&str] = &["webhook/", "inserts/"];
+
+/// What `make manifests` writes for the admission webhooks.
+const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
+
+/// Where config/crd says how kustomize renames the Service of converting CRDs.
+const CRD_KUSTOMIZECONFIG: &str = "config/crd/kustomizeconfig.yaml";
+
+/// The webhooks module, which lists every registration.
+const WEBHOOK_MOD: &str = "src/webhook/mod.rs";
+
+pub fn run(root: &Path, args: CreateWebhookArgs) -> Result<()> {
+    let (plan, next) = plan(root, &args)?;
+    finish(plan, args.dry_run, &next)
+}
+
+/// What the command is asked to add.
+struct Request {
+    group: Group,
+    version: Version,
+    kind: Kind,
+    defaulting: bool,
+    validation: bool,
+    spokes: Vec<Version>,
+}
+
+/// A spoke of a conversion, for the templates.
+#[derive(Serialize)]
+struct SpokeContext {
+    version: Version,
+    api_module_path: String,
+}
+
+/// What `create webhook` with `args` writes in the project at `root`, and what to do next.
+pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, String)> {
+    let mut project = Project::load(root)?;
+    let request = resolve(&project, args)?;
+    let Some(entry) = project
+        .find(&request.group, &request.version, &request.kind)
+        .cloned()
+    else {
+        bail!("internal error: the resource vanished")
+    };
+    let existing = entry.webhooks.clone().unwrap_or_default();
+    check_conflicts(&project, &entry, &existing, &request, args.force)?;
+
+    let resource = resource_of(&project, &entry)?;
+    if !request.spokes.is_empty() {
+        check_same_fields(&project, &entry, &request.spokes)?;
+    }
+    // The kind's admission webhooks share one file: with --force it is rewritten with those it
+    // had and those asked for.
+    let defaulting = request.defaulting || (existing.defaulting && args.force);
+    let validation = request.validation || (existing.validation && args.force);
+    let admission = request.defaulting || request.validation;
+    let conversion = !request.spokes.is_empty();
+
+    let templates = Templates::load(TEMPLATES)?;
+    let mut ctx = project_context(root, &project);
+    ctx.insert("resource", &resource);
+    ctx.insert("defaulting", &defaulting);
+    ctx.insert("validation", &validation);
+    let spokes: Vec<SpokeContext> = request
+        .spokes
+        .iter()
+        .map(|v| SpokeContext {
+            version: v.clone(),
+            api_module_path: resource
+                .api_module_path
+                .replace(&format!("::{}", resource.version), &format!("::{v}")),
+        })
+        .collect();
+    ctx.insert("spokes", &spokes);
+
+    let version_dir = format!("src/webhook/{}", resource.version);
+    let version_mod = format!("{version_dir}/mod.rs");
+    let kind_file = format!("{version_dir}/{}.rs", resource.module.file);
+    let conversion_file = format!("{version_dir}/{}_conversion.rs", resource.module.file);
+
+    let mut plan = Plan::new(root);
+    if !plan.exists(WEBHOOK_MOD) {
+        bail!(
+            "{WEBHOOK_MOD} does not exist: this project was made by an rbuilder without \
+             webhooks; run `rbuilder update`, copy {WEBHOOK_MOD} from a project made by \
+             `rbuilder init`, add `pub mod webhook;` and `webhooks: webhook::WEBHOOKS,` to \
+             src/lib.rs, then create the webhook again"
+        );
+    }
+    if !plan.exists(&version_mod) {
+        plan.create(
+            version_mod.clone(),
+            templates.render("webhook/version_mod.rs", &ctx)?,
+        )?;
+    }
+    insert(
+        &mut plan,
+        &templates,
+        &ctx,
+        WEBHOOK_MOD,
+        "webhook-modules",
+        "inserts/webhook_mod_version.rs",
+    )?;
+    let mut registrations = Vec::new();
+    let module = format!("{}::{}", resource.version, resource.module.ident);
+    if admission {
+        write(
+            &mut plan,
+            &kind_file,
+            templates.render("webhook/kind.rs", &ctx)?,
+            args.force,
+        )?;
+        insert(
+            &mut plan,
+            &templates,
+            &ctx,
+            &version_mod,
+            "kind-modules",
+            "inserts/webhook_version_mod_kind.rs",
+        )?;
+        if defaulting {
+            registrations.push(format!("{module}::DEFAULTING"));
+        }
+        if validation {
+            registrations.push(format!("{module}::VALIDATING"));
+        }
+    }
+    if conversion {
+        let text = templates.render("webhook/conversion.rs", &ctx)?;
+        write(&mut plan, &conversion_file, text, args.force)?;
+        insert(
+            &mut plan,
+            &templates,
+            &ctx,
+            &version_mod,
+            "kind-modules",
+            "inserts/webhook_version_mod_conversion.rs",
+        )?;
+        registrations.push(format!(
+            "{}::{}_conversion::CONVERSION",
+            resource.version, resource.module.file
+        ));
+    }
+    // The kind's registrations, those listed already and the new ones, in one order
+    // (defaulting, validating, conversion) whatever order they were created in, so that a
+    // project replayed from PROJECT by `alpha generate` lists them as the original does.
+    let conversion_line = format!(
+        "{}::{}_conversion::CONVERSION",
+        resource.version, resource.module.file
+    );
+    let order = [
+        format!("{module}::DEFAULTING"),
+        format!("{module}::VALIDATING"),
+        conversion_line,
+    ];
+    plan.update(WEBHOOK_MOD.to_owned(), |content| {
+        let listed = |name: &str| content.lines().any(|l| l.trim() == format!("{name},"));
+        let all: Vec<String> = order
+            .iter()
+            .filter(|name| registrations.contains(name) || listed(name))
+            .cloned()
+            .collect();
+        let kept: String = content
+            .lines()
+            .filter(|l| !all.iter().any(|name| l.trim() == format!("{name},")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let lines: Vec<String> = all.iter().map(|name| format!("{name},")).collect();
+        markers::insert(&kept, WEBHOOK_MOD, "webhooks", &lines)
+    })?;
+
+    record(&mut project, &request, args.force);
+    plan.update(project::FILE, |_| project.to_yaml())?;
+    plan_manifests(&mut plan, &project, &resource, conversion)?;
+    plan_kustomize(&mut plan, &templates, &mut ctx, &project)?;
+    if conversion && !plan.exists(CRD_KUSTOMIZECONFIG) {
+        let text = templates.render("webhook/config/crd_kustomizeconfig.yaml", &ctx)?;
+        plan.create(CRD_KUSTOMIZECONFIG.to_owned(), text)?;
+        plan.update("config/crd/kustomization.yaml".to_owned(), |text| {
+            Ok(format!("{text}\nconfigurations:\n- kustomizeconfig.yaml\n"))
+        })?;
+    }
+
+    let mut next = String::new();
+    let overwritten = plan.overwritten().join(", ");
+    if !overwritten.is_empty() {
+        next.push_str(&format!("--force rewrote: {overwritten}\n"));
+    }
+    let files: Vec<&str> = [(admission, &kind_file), (conversion, &conversion_file)]
+        .into_iter()
+        .filter(|(wanted, _)| *wanted)
+        .map(|(_, file)| file.as_str())
+        .collect();
+    next.push_str(&format!(
+        "Added webhooks for {}. Next:\n  \
+         write their logic in {}\n  \
+         make manifests   # the webhook configurations\n  \
+         make test\n  \
+         ENABLE_WEBHOOKS=false make run   # an API server cannot reach a manager run locally",
+        resource.gvk(),
+        files.join(" and "),
+    ));
+    Ok((plan, next))
+}
+
+/// Creates `path`, or rewrites it with `force`.
+fn write(plan: &mut Plan, path: &str, text: String, force: bool) -> Result<()> {
+    if force && plan.exists(path) {
+        plan.overwrite(path.to_owned(), text)
+    } else {
+        plan.create(path.to_owned(), text)
+    }
+}
+
+/// Inserts `template` before `marker` in `file`.
+fn insert(
+    plan: &mut Plan,
+    templates: &Templates,
+    ctx: &tera::Context,
+    file: &str,
+    marker: &'static str,
+    template: &str,
+) -> Result<()> {
+    let text = templates.render(template, ctx)?;
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    plan.update(file.to_owned(), |content| {
+        markers::insert(content, file, marker, &lines)
+    })
+}

@@ -1,0 +1,218 @@
+//! What `create webhook` is asked, checked against PROJECT.
+
+use anyhow::{Result, bail};
+
+use super::Request;
+use crate::cli::CreateWebhookArgs;
+use crate::model::{CustomSpec, DeployImage, Flavor, Group, Kind, Plural, Resource, Version};
+use crate::project::{Project, ResourceEntry, WebhooksEntry};
+
+/// Checks the arguments, and that the kind (and its spokes) are the project's.
+pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
+    let version = Version::parse(&args.version)?;
+    let kind = Kind::parse(&args.kind)?;
+    let group = Group::parse(&args.group)?;
+    if !args.spokes.is_empty() && !args.conversion {
+        bail!("--spoke only applies with --conversion: add --conversion or drop --spoke");
+    }
+    if !(args.defaulting || args.programmatic_validation || args.conversion) {
+        bail!(
+            "no webhook chosen: give --defaulting, --programmatic-validation, or --conversion \
+             with --spoke <version>"
+        );
+    }
+    let gvk = format!("{group}/{version} {kind}");
+    let full_group = group.to_string();
+    if let Some(entry) = project.resources.iter().find(|e| {
+        e.external
+            && e.kind == kind
+            && (e.group == group || format!("{}.{}", e.group, e.domain) == full_group)
+    }) {
+        bail!(
+            "{gvk} is another project's custom resource (its types come from {}): its webhooks \
+             are that project's to serve; rbuilder scaffolds webhooks for this project's own \
+             kinds",
+            entry.path.as_deref().unwrap_or("its CRD")
+        );
+    }
+    if project
+        .find(&group, &version, &kind)
+        .is_some_and(ResourceEntry::is_builtin)
+    {
+        bail!(
+            "{gvk} is a Kubernetes built-in type: rbuilder scaffolds webhooks for the project's \
+             own kinds only, for now"
+        );
+    }
+    let versions: Vec<String> = project
+        .versions_of(&group, &kind)
+        .map(|e| e.version.to_string())
+        .collect();
+    if !versions.contains(&version.to_string()) {
+        let known: Vec<String> = project
+            .custom_resources()
+            .map(|e| format!("{}/{} {}", e.group, e.version, e.kind))
+            .collect();
+        bail!(
+            "{gvk} is not a resource of this project (it has: {}); create it first with \
+             `rbuilder create api --group {group} --version {version} --kind {kind}`",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    let mut spokes = Vec::new();
+    if args.conversion {
+        if versions.len() < 2 {
+            bail!(
+                "--conversion converts between versions, and {kind} has one ({version}); add \
+                 another with `rbuilder create api --group {group} --version <v2> --kind {kind}` first"
+            );
+        }
+        if args.spokes.is_empty() {
+            let hub = version.to_string();
+            let others: Vec<&str> = versions
+                .iter()
+                .map(String::as_str)
+                .filter(|v| *v != hub)
+                .collect();
+            bail!(
+                "--conversion needs the versions that convert to and from {version} (the hub): \
+                 add --spoke with one or more of {}",
+                others.join(", ")
+            );
+        }
+        for spoke in &args.spokes {
+            let spoke = Version::parse(spoke)?;
+            if spoke == version {
+                bail!("--spoke {spoke} is the hub (--version) itself; name the other versions");
+            }
+            if !versions.contains(&spoke.to_string()) {
+                bail!(
+                    "--spoke {spoke}: {kind} has no version {spoke} (it has {})",
+                    versions.join(", ")
+                );
+            }
+            if spokes.contains(&spoke) {
+                bail!("--spoke {spoke} is given twice; give each version once");
+            }
+            spokes.push(spoke);
+        }
+    }
+    Ok(Request {
+        group,
+        version,
+        kind,
+        defaulting: args.defaulting,
+        validation: args.programmatic_validation,
+        spokes,
+    })
+}
+
+/// Refuses webhooks that exist (without --force), and a second hub for a kind.
+pub(super) fn check_conflicts(
+    project: &Project,
+    entry: &ResourceEntry,
+    existing: &WebhooksEntry,
+    request: &Request,
+    force: bool,
+) -> Result<()> {
+    let gvk = format!("{}/{} {}", entry.group, entry.version, entry.kind);
+    let taken: Vec<&str> = [
+        (request.defaulting && existing.defaulting, "defaulting"),
+        (request.validation && existing.validation, "validation"),
+        (
+            !request.spokes.is_empty() && existing.conversion,
+            "conversion",
+        ),
+    ]
+    .into_iter()
+    .filter(|(taken, _)| *taken)
+    .map(|(_, name)| name)
+    .collect();
+    if !taken.is_empty() && !force {
+        bail!(
+            "{gvk} already has a {} webhook; use --force to scaffold its file again",
+            taken.join(" and ")
+        );
+    }
+    // Defaulting and validation share a file: adding one to the other rewrites it.
+    let admission_exists = existing.defaulting || existing.validation;
+    if (request.defaulting || request.validation) && admission_exists && !force {
+        bail!(
+            "{gvk} already has webhooks in src/webhook/{}/: use --force to scaffold the file \
+             again with both",
+            entry.version
+        );
+    }
+    if !request.spokes.is_empty()
+        && let Some(hub) = project.versions_of(&entry.group, &entry.kind).find(|e| {
+            e.version != entry.version && e.webhooks.as_ref().is_some_and(|w| w.conversion)
+        })
+    {
+        bail!(
+            "{} already converts through version {} (its hub); a kind has one hub: add --spoke \
+             versions to that one with --version {} --force",
+            entry.kind,
+            hub.version,
+            hub.version
+        );
+    }
+    Ok(())
+}
+
+/// The scaffolded conversion copies fields, so every version must have the hub's fields.
+pub(super) fn check_same_fields(
+    project: &Project,
+    hub: &ResourceEntry,
+    spokes: &[Version],
+) -> Result<()> {
+    let deploy_image = |e: &ResourceEntry| project.deploy_image(e).is_some();
+    for spoke in project
+        .versions_of(&hub.group, &hub.kind)
+        .filter(|e| spokes.contains(&e.version))
+    {
+        if deploy_image(spoke) != deploy_image(hub) {
+            bail!(
+                "{} {} and {} were scaffolded with different fields (one with --image), so \
+                 rbuilder cannot write their conversion; make their types alike, or write the \
+                 `From` conversions yourself",
+                hub.kind,
+                hub.version,
+                spoke.version
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The resource of `entry`, for the templates.
+pub(super) fn resource_of(project: &Project, entry: &ResourceEntry) -> Result<Resource> {
+    let flavor = match project.deploy_image(entry) {
+        Some(d) => Flavor::DeployImage(DeployImage {
+            image: d.options.image.clone(),
+            updated_image: d.options.image.clone(),
+            port: d.options.container_port,
+            command: Vec::new(),
+            run_as_user: d.options.run_as_user,
+        }),
+        None => Flavor::Plain,
+    };
+    let plural = match &entry.plural {
+        Some(p) => p.clone(),
+        None => Plural::of(&entry.kind)?,
+    };
+    let spec = CustomSpec {
+        group: entry.group.clone(),
+        version: entry.version.clone(),
+        kind: entry.kind.clone(),
+        plural,
+        namespaced: entry.namespaced(),
+        short_names: entry.short_names.clone(),
+        controller: entry.controller,
+        flavor,
+    };
+    Resource::custom(spec, &project.domain, project.multigroup)
+}

@@ -193,7 +193,8 @@ impl ResourceEntry {
         self.api.is_none()
     }
 
-    /// The full API group of an external resource: `cert-manager.io`.
+    /// The full API group: `devops.my.domain`, an external resource's `cert-manager.io`; a
+    /// built-in type's group alone (it has no domain).
     pub fn api_group(&self) -> String {
         if self.domain.is_empty() {
             self.group.to_string()

@@ -201,7 +201,7 @@ fn external_type(
     let generated = external::generate(&text, &source, &wanted, &path)?;
     let own = project
         .custom_resources()
-        .find(|e| format!("{}.{}", e.group, e.domain) == generated.group);
+        .find(|e| e.api_group() == generated.group);
     if let Some(own) = own {
         bail!(
             "group {} of CRD {} is this project's own API group (kind {} is in it): its types \

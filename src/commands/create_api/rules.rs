@@ -49,7 +49,7 @@ pub fn grant(
 
 /// The RBAC rules rbuilder scaffolded for the controller of a PROJECT entry.
 fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates) -> Result<String> {
-    let full_group = format!("{}.{}", e.group, e.domain);
+    let full_group = e.api_group();
     let (flavor, api_group) =
         match builtin::find(e.group.display_name(), e.version.as_ref(), e.kind.as_str()) {
             _ if e.external => ("builtin", e.api_group()),

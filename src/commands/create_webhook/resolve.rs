@@ -23,11 +23,11 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
     }
     let gvk = format!("{group}/{version} {kind}");
     let full_group = group.to_string();
-    if let Some(entry) = project.resources.iter().find(|e| {
-        e.external
-            && e.kind == kind
-            && (e.group == group || format!("{}.{}", e.group, e.domain) == full_group)
-    }) {
+    if let Some(entry) = project
+        .resources
+        .iter()
+        .find(|e| e.external && e.kind == kind && (e.group == group || e.api_group() == full_group))
+    {
         bail!(
             "{gvk} is another project's custom resource (its types come from {}): its webhooks \
              are that project's to serve; rbuilder scaffolds webhooks for this project's own \

@@ -58,7 +58,14 @@ pub struct AdmissionWebhook<'a> {
     pub version: &'a str,
     pub kind: &'a str,
     pub plural: &'a str,
+    /// Whether the kind is one of the project's CRDs; a webhook for another type (a Pod)
+    /// skips [`UNWATCHED_NAMESPACES`].
+    pub own: bool,
 }
+
+/// The runtime's `UNWATCHED_NAMESPACES`: the manager's namespace before kustomize names it,
+/// and kube-system.
+const UNWATCHED_NAMESPACES: [&str; 2] = [WEBHOOK_SERVICE.1, "kube-system"];
 
 impl AdmissionWebhook<'_> {
     /// The runtime's `Webhook::path`.
@@ -83,7 +90,7 @@ impl AdmissionWebhook<'_> {
     }
 
     fn to_value(&self) -> Value {
-        json!({
+        let mut value = json!({
             "admissionReviewVersions": ["v1"],
             "clientConfig": {
                 "service": {
@@ -101,7 +108,17 @@ impl AdmissionWebhook<'_> {
                 "resources": [self.plural],
             }],
             "sideEffects": "None",
-        })
+        });
+        if !self.own {
+            value["namespaceSelector"] = json!({
+                "matchExpressions": [{
+                    "key": "kubernetes.io/metadata.name",
+                    "operator": "NotIn",
+                    "values": UNWATCHED_NAMESPACES,
+                }],
+            });
+        }
+        value
     }
 }
 

@@ -12,6 +12,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::model::builtin::{self, Builtin};
 use crate::model::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
 
 /// The file's name at the project root.
@@ -182,6 +183,9 @@ pub struct DeployImageOptions {
     pub run_as_user: Option<i64>,
 }
 
+/// The domain PROJECT records for Kubernetes' own types, as kubebuilder does.
+pub const BUILTIN_DOMAIN: &str = "k8s.io";
+
 impl ResourceEntry {
     /// Whether this is the resource `group/version kind`.
     pub fn is(&self, group: &Group, version: &Version, kind: &Kind) -> bool {
@@ -193,9 +197,30 @@ impl ResourceEntry {
         self.api.is_none()
     }
 
+    /// Whether `create api` made this entry: a built-in type without a controller has only
+    /// webhooks, which `create webhook` records.
+    pub fn made_by_create_api(&self) -> bool {
+        self.controller || !self.is_builtin()
+    }
+
+    /// The Kubernetes built-in type this entry is, if it is one rbuilder knows.
+    pub fn builtin(&self) -> Option<Builtin> {
+        if !self.is_builtin() || self.external {
+            return None;
+        }
+        builtin::find(
+            self.group.display_name(),
+            self.version.as_ref(),
+            self.kind.as_str(),
+        )
+    }
+
     /// The full API group: `devops.my.domain`, an external resource's `cert-manager.io`; a
-    /// built-in type's group alone (it has no domain).
+    /// built-in type's own (`""` for core, `apps`, `networking.k8s.io`).
     pub fn api_group(&self) -> String {
+        if let Some(b) = self.builtin() {
+            return b.api_group.to_owned();
+        }
         if self.domain.is_empty() {
             self.group.to_string()
         } else {

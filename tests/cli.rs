@@ -1353,6 +1353,52 @@ fn alpha_generate_replays_webhooks() {
 }
 
 #[test]
+fn webhooks_for_a_built_in_type_need_no_controller_and_skip_the_managers_namespace() {
+    let (tmp, dir) = initialized("example");
+    let pod = ["--group", "core", "--version", "v1", "--kind", "Pod"];
+    rbuilder(
+        &dir,
+        &[&["create", "webhook"][..], &pod, &["--defaulting"]].concat(),
+    )
+    .success()
+    .stdout(contains("create src/webhook/v1/pod.rs"));
+    assert!(!dir.join("src/controller/pod.rs").exists());
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("- domain: k8s.io\n  group: \"\"\n  kind: Pod\n  plural: pods\n"),
+        "{project}"
+    );
+    let manifests = read(&dir, "config/webhook/manifests.yaml");
+    assert!(manifests.contains("path: /mutate--v1-pod"), "{manifests}");
+    assert!(
+        manifests.contains("operator: NotIn\n      values:\n      - system\n      - kube-system\n"),
+        "{manifests}"
+    );
+    let replacements = read(&dir, "config/default/webhook_replacements.yaml");
+    assert!(
+        replacements.contains(".webhooks.*.namespaceSelector.matchExpressions"),
+        "{replacements}"
+    );
+
+    // A controller can come later; the entry keeps its webhooks, and a replay gives the same.
+    rbuilder(
+        &dir,
+        &[&["create", "api"][..], &pod, &["--resource=false"]].concat(),
+    )
+    .success();
+    assert!(dir.join("src/controller/pod.rs").exists());
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("- controller: true\n  domain: k8s.io\n  group: \"\"\n  kind: Pod\n"),
+        "{project}"
+    );
+    assert!(project.contains("    defaulting: true\n"), "{project}");
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../fresh"]).success();
+    let fresh = tmp.path().join("fresh");
+    assert_same_tree(&snapshot(&dir), &snapshot(&fresh), "the replayed project");
+}
+
+#[test]
 fn create_webhook_in_a_project_made_before_webhooks_says_what_to_add() {
     let (_tmp, dir) = initialized("example");
     rbuilder(&dir, DEMO).success();

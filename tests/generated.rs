@@ -98,6 +98,7 @@ fn check_project(dir: &Path) {
     );
     std::fs::remove_file(&all).expect("remove rendered manifests");
     check_restricted_pods(&rendered);
+    check_webhooks_spare_the_managers_namespace(&rendered);
 
     if dir.join("config/samples/kustomization.yaml").exists() {
         run(dir, "kubectl", &["kustomize", "config/samples"]);
@@ -172,6 +173,40 @@ fn check_restricted_pods(rendered: &str) {
             assert!(
                 c["livenessProbe"].is_object() && c["readinessProbe"].is_object(),
                 "{c}"
+            );
+        }
+    }
+}
+
+/// A webhook for a Kubernetes type (a Pod) never sees kube-system or the manager's namespace,
+/// as rendered for `make deploy`: failing closed there, it could keep the manager from starting.
+fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
+    let documents = yaml_documents(rendered);
+    let Some(manager) = documents.iter().find(|d| d["kind"] == "Deployment") else {
+        return;
+    };
+    let namespace = &manager["metadata"]["namespace"];
+    for doc in &documents {
+        if !doc["kind"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("WebhookConfiguration"))
+        {
+            continue;
+        }
+        for webhook in doc["webhooks"].as_array().expect("webhooks") {
+            let group = webhook["rules"][0]["apiGroups"][0].as_str().expect("group");
+            let kubernetes = !group.contains('.') || group.ends_with(".k8s.io");
+            let selector = &webhook["namespaceSelector"]["matchExpressions"][0];
+            if !kubernetes {
+                assert!(selector.is_null(), "{webhook}");
+                continue;
+            }
+            assert_eq!(selector["key"], "kubernetes.io/metadata.name", "{webhook}");
+            assert_eq!(selector["operator"], "NotIn", "{webhook}");
+            assert_eq!(
+                selector["values"],
+                serde_json::json!([namespace, "kube-system"]),
+                "{webhook}"
             );
         }
     }

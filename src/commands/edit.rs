@@ -179,8 +179,16 @@ fn scope_change(
             .resources
             .iter()
             .filter(|r| match r.is_builtin() {
-                true => builtin::find(r.group.display_name(), r.version.as_ref(), r.kind.as_str())
-                    .is_some_and(|b| !b.namespaced),
+                // A built-in type needs a role only for its controller (webhooks need none).
+                true => {
+                    r.controller
+                        && builtin::find(
+                            r.group.display_name(),
+                            r.version.as_ref(),
+                            r.kind.as_str(),
+                        )
+                        .is_some_and(|b| !b.namespaced)
+                }
                 false => !r.namespaced(),
             })
             .map(|r| r.kind.to_string())

@@ -48,7 +48,11 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
 
 /// The commands a replay runs: `init and 3 create api`, `init, 1 create api and 1 create webhook`.
 fn commands(project: &Project) -> String {
-    let apis = project.resources.len();
+    let apis = project
+        .resources
+        .iter()
+        .filter(|e| e.made_by_create_api())
+        .count();
     match project
         .resources
         .iter()
@@ -101,7 +105,7 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
     // The license header of the project's files, not this year's.
     let ctx = project_context(input, &fresh);
     init::plan(output, &fresh, &ctx)?.apply()?;
-    for entry in &project.resources {
+    for entry in project.resources.iter().filter(|e| e.made_by_create_api()) {
         let args = create_api_args(input, project, entry);
         let (plan, _) = create_api::plan(output, &args).with_context(|| {
             format!(

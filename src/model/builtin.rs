@@ -2,6 +2,8 @@
 //! The generated code names them through k8s-openapi, so a type must be known here to be
 //! sure it compiles; the list covers the types operators commonly reconcile.
 
+use super::Group;
+
 /// One built-in type: how the command line names it and how the API and k8s-openapi do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Builtin {
@@ -67,6 +69,15 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 impl Builtin {
+    /// The group as PROJECT records it: `""` for core, else kubebuilder's short name.
+    pub fn project_group(&self) -> anyhow::Result<Group> {
+        if self.api_group.is_empty() {
+            Ok(Group::core())
+        } else {
+            Group::parse(self.group)
+        }
+    }
+
     /// Whether `group` names this type's group, by kubebuilder's short name or in full.
     fn in_group(&self, group: &str) -> bool {
         self.group == group || (!self.api_group.is_empty() && self.api_group == group)

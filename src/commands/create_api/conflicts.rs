@@ -15,7 +15,7 @@ pub fn check(project: &Project, r: &Resource, adds_resource: bool, force: bool) 
         let exists = project
             .resources
             .iter()
-            .any(|e| e.is_builtin() && e.group == r.group && e.kind == r.kind);
+            .any(|e| e.is_builtin() && e.controller && e.group == r.group && e.kind == r.kind);
         if exists && !force {
             bail!(
                 "a controller for {} already exists (use --force to scaffold it again)",

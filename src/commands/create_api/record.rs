@@ -3,11 +3,9 @@
 
 use crate::model::{Flavor, Resource};
 use crate::project::{
-    ApiEntry, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project, ResourceEntry,
+    ApiEntry, BUILTIN_DOMAIN, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project,
+    ResourceEntry,
 };
-
-/// The domain PROJECT records for Kubernetes' own types, as kubebuilder does.
-const BUILTIN_DOMAIN: &str = "k8s.io";
 
 /// Records `r` in `project` (replacing its entry under --force).
 pub fn record(project: &mut Project, r: &Resource) {

@@ -140,12 +140,7 @@ fn builtin_type(
             b.kind
         );
     }
-    let group = if b.api_group.is_empty() {
-        Group::core()
-    } else {
-        Group::parse(b.group)?
-    };
-    Resource::builtin(b, group, version, kind)
+    Resource::builtin(b, b.project_group()?, version, kind)
 }
 
 /// Another project's custom resource, from its CRD (`--external-api-path`): its types and,

@@ -16,15 +16,13 @@ pub(super) fn plan_manifests(
     r: &Resource,
     conversion: bool,
 ) -> Result<()> {
-    let entries: Vec<(&ResourceEntry, &WebhooksEntry, String, String)> = project
-        .custom_resources()
-        .filter_map(|e| e.webhooks.as_ref().map(|w| (e, w)))
+    let entries: Vec<(&ResourceEntry, &WebhooksEntry, String, String)> = with_webhooks(project)
         .map(|(e, w)| {
             let plural = e.plural.as_ref().map_or_else(
                 || Plural::of(&e.kind).map(|p| p.to_string()),
                 |p| Ok(p.to_string()),
             );
-            plural.map(|plural| (e, w, format!("{}.{}", e.group, project.domain), plural))
+            plural.map(|plural| (e, w, e.api_group(), plural))
         })
         .collect::<Result<_>>()?;
     let mut webhooks = Vec::new();
@@ -37,6 +35,7 @@ pub(super) fn plan_manifests(
                     version: entry.version.as_ref(),
                     kind: entry.kind.as_ref(),
                     plural,
+                    own: !entry.is_builtin(),
                 });
             }
         }
@@ -88,17 +87,21 @@ pub(super) fn plan_kustomize(
             plan.create(path.to_owned(), text)?;
         }
     }
-    // What the CA is injected into.
-    let webhooks: Vec<&WebhooksEntry> = project
-        .custom_resources()
-        .filter_map(|e| e.webhooks.as_ref())
-        .collect();
+    // What the CA is injected into, and which configurations have webhooks for built-in types,
+    // whose namespaceSelector names the manager's namespace.
     let mut configurations = Vec::new();
-    if webhooks.iter().any(|w| w.defaulting) {
-        configurations.push("MutatingWebhookConfiguration");
-    }
-    if webhooks.iter().any(|w| w.validation) {
-        configurations.push("ValidatingWebhookConfiguration");
+    let mut selecting = Vec::new();
+    for (kind, mutating) in [
+        ("MutatingWebhookConfiguration", true),
+        ("ValidatingWebhookConfiguration", false),
+    ] {
+        let wanted = |w: &WebhooksEntry| if mutating { w.defaulting } else { w.validation };
+        if with_webhooks(project).any(|(_, w)| wanted(w)) {
+            configurations.push(kind);
+        }
+        if with_webhooks(project).any(|(e, w)| wanted(w) && e.is_builtin()) {
+            selecting.push(kind);
+        }
     }
     let mut crds = Vec::new();
     for e in project.custom_resources() {
@@ -111,6 +114,7 @@ pub(super) fn plan_kustomize(
         }
     }
     ctx.insert("configurations", &configurations);
+    ctx.insert("selecting", &selecting);
     ctx.insert("crds", &crds);
     let replacements = templates.render("webhook/config/webhook_replacements.yaml", ctx)?;
     let path = "config/default/webhook_replacements.yaml";
@@ -160,4 +164,13 @@ pub(super) fn plan_kustomize(
         })?;
     }
     Ok(())
+}
+
+/// The project's resources with webhooks, and those webhooks: its own kinds' and built-in
+/// types' (external kinds have none).
+fn with_webhooks(project: &Project) -> impl Iterator<Item = (&ResourceEntry, &WebhooksEntry)> {
+    project
+        .resources
+        .iter()
+        .filter_map(|e| e.webhooks.as_ref().map(|w| (e, w)))
 }

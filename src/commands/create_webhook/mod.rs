@@ -20,8 +20,9 @@ use self::record::record;
 use self::resolve::{check_conflicts, check_same_fields, resolve, resource_of};
 use super::finish;
 use crate::cli::CreateWebhookArgs;
-use crate::model::{Group, Kind, Version};
-use crate::project::{self, Project};
+use crate::model::builtin::Builtin;
+use crate::model::{Group, Kind, Plural, Version};
+use crate::project::{self, BUILTIN_DOMAIN, Project, ResourceEntry};
 use crate::scaffold::{Plan, Templates, markers, project_context};
 
 /// The template folders `create webhook` renders from.
@@ -49,6 +50,8 @@ struct Request {
     defaulting: bool,
     validation: bool,
     spokes: Vec<Version>,
+    /// The Kubernetes type the webhooks are for, if not one of the project's own.
+    builtin: Option<Builtin>,
 }
 
 /// A spoke of a conversion, for the templates.
@@ -62,6 +65,27 @@ struct SpokeContext {
 pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, String)> {
     let mut project = Project::load(root)?;
     let request = resolve(&project, args)?;
+    // A built-in type gets webhooks whether or not the project has a controller for it; its
+    // PROJECT entry is made here if need be, as kubebuilder makes it.
+    if let Some(b) = &request.builtin
+        && project
+            .find(&request.group, &request.version, &request.kind)
+            .is_none()
+    {
+        project.resources.push(ResourceEntry {
+            api: None,
+            controller: false,
+            domain: BUILTIN_DOMAIN.to_owned(),
+            external: false,
+            group: request.group.clone(),
+            kind: request.kind.clone(),
+            path: None,
+            plural: Some(Plural::parse(b.plural)?),
+            short_names: Vec::new(),
+            version: request.version.clone(),
+            webhooks: None,
+        });
+    }
     let Some(entry) = project
         .find(&request.group, &request.version, &request.kind)
         .cloned()
@@ -128,7 +152,6 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         "inserts/webhook_mod_version.rs",
     )?;
     let mut registrations = Vec::new();
-    let module = format!("{}::{}", resource.version, resource.module.ident);
     if admission {
         write(
             &mut plan,
@@ -145,10 +168,10 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             "inserts/webhook_version_mod_kind.rs",
         )?;
         if defaulting {
-            registrations.push(format!("{module}::DEFAULTING"));
+            registrations.push(registration(&entry, Registration::Defaulting));
         }
         if validation {
-            registrations.push(format!("{module}::VALIDATING"));
+            registrations.push(registration(&entry, Registration::Validating));
         }
     }
     if conversion {
@@ -162,29 +185,33 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             "kind-modules",
             "inserts/webhook_version_mod_conversion.rs",
         )?;
-        registrations.push(format!(
-            "{}::{}_conversion::CONVERSION",
-            resource.version, resource.module.file
-        ));
+        registrations.push(registration(&entry, Registration::Conversion));
     }
-    // The kind's registrations, those listed already and the new ones, in one order
-    // (defaulting, validating, conversion) whatever order they were created in, so that a
-    // project replayed from PROJECT by `alpha generate` lists them as the original does.
-    let conversion_line = format!(
-        "{}::{}_conversion::CONVERSION",
-        resource.version, resource.module.file
-    );
-    let order = [
-        format!("{module}::DEFAULTING"),
-        format!("{module}::VALIDATING"),
-        conversion_line,
-    ];
+    record(&mut project, &request, args.force);
+    // Every registration in one order, PROJECT's (a kind's: defaulting, validating,
+    // conversion), whatever order the webhooks were created in, so that a project replayed
+    // from PROJECT by `alpha generate` lists them as the original does. A registration the
+    // user deleted stays deleted.
+    let order: Vec<String> = project
+        .resources
+        .iter()
+        .flat_map(|e| {
+            let w = e.webhooks.clone().unwrap_or_default();
+            [
+                (w.defaulting, Registration::Defaulting),
+                (w.validation, Registration::Validating),
+                (w.conversion, Registration::Conversion),
+            ]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .map(move |(_, which)| registration(e, which))
+        })
+        .collect();
     plan.update(WEBHOOK_MOD.to_owned(), |content| {
         let listed = |name: &str| content.lines().any(|l| l.trim() == format!("{name},"));
-        let all: Vec<String> = order
+        let all: Vec<&String> = order
             .iter()
             .filter(|name| registrations.contains(name) || listed(name))
-            .cloned()
             .collect();
         let kept: String = content
             .lines()
@@ -195,7 +222,6 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         markers::insert(&kept, WEBHOOK_MOD, "webhooks", &lines)
     })?;
 
-    record(&mut project, &request, args.force);
     plan.update(project::FILE, |_| project.to_yaml())?;
     plan_manifests(&mut plan, &project, &resource, conversion)?;
     plan_kustomize(&mut plan, &templates, &mut ctx, &project)?;
@@ -227,6 +253,25 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         files.join(" and "),
     ));
     Ok((plan, next))
+}
+
+/// The three registrations a kind's webhooks can have in `WEBHOOKS`.
+#[derive(Clone, Copy)]
+enum Registration {
+    Defaulting,
+    Validating,
+    Conversion,
+}
+
+/// How `src/webhook/mod.rs` names one of `entry`'s webhooks: `v1::pod::DEFAULTING`.
+fn registration(entry: &ResourceEntry, which: Registration) -> String {
+    let module = entry.kind.module();
+    let version = &entry.version;
+    match which {
+        Registration::Defaulting => format!("{version}::{}::DEFAULTING", module.ident),
+        Registration::Validating => format!("{version}::{}::VALIDATING", module.ident),
+        Registration::Conversion => format!("{version}::{}_conversion::CONVERSION", module.file),
+    }
 }
 
 /// Creates `path`, or rewrites it with `force`.

@@ -4,6 +4,7 @@ use anyhow::{Result, bail};
 
 use super::Request;
 use crate::cli::CreateWebhookArgs;
+use crate::model::builtin::{self, Builtin};
 use crate::model::{CustomSpec, DeployImage, Flavor, Group, Kind, Plural, Resource, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
@@ -35,13 +36,19 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
             entry.path.as_deref().unwrap_or("its CRD")
         );
     }
-    if project
-        .find(&group, &version, &kind)
-        .is_some_and(ResourceEntry::is_builtin)
-    {
+    let own = project
+        .versions_of(&group, &kind)
+        .any(|e| e.version == version);
+    if !own && let Some(b) = builtin::find(&args.group, &args.version, &args.kind) {
+        return builtin_type(args, b, version, kind);
+    }
+    let own_group = project.custom_resources().any(|e| e.group == group);
+    if !own_group && builtin::is_builtin_group(&args.group) {
         bail!(
-            "{gvk} is a Kubernetes built-in type: rbuilder scaffolds webhooks for the project's \
-             own kinds only, for now"
+            "unknown built-in type {gvk}: rbuilder can scaffold webhooks for these types of \
+             group '{}': {}",
+            args.group,
+            builtin::kinds_in(&args.group).join(", ")
         );
     }
     let versions: Vec<String> = project
@@ -108,6 +115,32 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         spokes,
+        builtin: None,
+    })
+}
+
+/// Webhooks for one of Kubernetes' own types, e.g. a Pod defaulter.
+fn builtin_type(
+    args: &CreateWebhookArgs,
+    b: Builtin,
+    version: Version,
+    kind: Kind,
+) -> Result<Request> {
+    if args.conversion {
+        bail!(
+            "{}/{version} {kind} is a Kubernetes built-in type, which the API server converts \
+             between its versions itself: --conversion is for the project's own kinds; drop it",
+            args.group
+        );
+    }
+    Ok(Request {
+        group: b.project_group()?,
+        version,
+        kind,
+        defaulting: args.defaulting,
+        validation: args.programmatic_validation,
+        spokes: Vec::new(),
+        builtin: Some(b),
     })
 }
 
@@ -119,7 +152,12 @@ pub(super) fn check_conflicts(
     request: &Request,
     force: bool,
 ) -> Result<()> {
-    let gvk = format!("{}/{} {}", entry.group, entry.version, entry.kind);
+    let gvk = format!(
+        "{}/{} {}",
+        entry.group.display_name(),
+        entry.version,
+        entry.kind
+    );
     let taken: Vec<&str> = [
         (request.defaulting && existing.defaulting, "defaulting"),
         (request.validation && existing.validation, "validation"),
@@ -190,6 +228,18 @@ pub(super) fn check_same_fields(
 
 /// The resource of `entry`, for the templates.
 pub(super) fn resource_of(project: &Project, entry: &ResourceEntry) -> Result<Resource> {
+    if let Some(b) = entry.builtin() {
+        let r = Resource::builtin(
+            b,
+            entry.group.clone(),
+            entry.version.clone(),
+            entry.kind.clone(),
+        )?;
+        return Ok(Resource {
+            controller: entry.controller,
+            ..r
+        });
+    }
     let flavor = match project.deploy_image(entry) {
         Some(d) => Flavor::DeployImage(DeployImage {
             image: d.options.image.clone(),

@@ -79,7 +79,12 @@ fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode
 /// Every generated file: its path from the project root and its content.
 pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> {
     let mut files = Vec::new();
-    for crd in (operator.crds)().context("cannot merge the CRD versions")? {
+    let crds = (operator.crds)().context("cannot merge the CRD versions")?;
+    let own_kinds: Vec<(String, String)> = crds
+        .iter()
+        .map(|crd| (crd.spec.group.clone(), crd.spec.names.kind.clone()))
+        .collect();
+    for crd in crds {
         let name = format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
         let mut crd = serde_json::to_value(&crd).context("cannot serialize a CRD")?;
         if converts(operator, &crd) {
@@ -87,7 +92,7 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
         }
         files.push((Path::new("config/crd/bases").join(name), to_yaml(&crd)?));
     }
-    if let Some(yaml) = webhook_configurations(operator.webhooks)? {
+    if let Some(yaml) = webhook_configurations(operator.webhooks, &own_kinds)? {
         files.push(("config/webhook/manifests.yaml".into(), yaml));
     }
     let rules = Some(rbac::merged(operator.controllers));
@@ -141,8 +146,12 @@ fn webhook_conversion() -> Value {
 }
 
 /// The Mutating- and ValidatingWebhookConfiguration of the admission webhooks, as
-/// controller-gen writes them, in one file; `None` without admission webhooks.
-fn webhook_configurations(webhooks: &[Webhook]) -> anyhow::Result<Option<String>> {
+/// controller-gen writes them, in one file; `None` without admission webhooks. `own_kinds`
+/// (group, kind) are the project's CRDs.
+fn webhook_configurations(
+    webhooks: &[Webhook],
+    own_kinds: &[(String, String)],
+) -> anyhow::Result<Option<String>> {
     let mut documents = Vec::new();
     for (webhook_type, kind, name) in [
         (
@@ -159,7 +168,11 @@ fn webhook_configurations(webhooks: &[Webhook]) -> anyhow::Result<Option<String>
         let mut entries: Vec<Value> = webhooks
             .iter()
             .filter(|w| w.webhook_type == webhook_type)
-            .map(admission_webhook)
+            .map(|w| {
+                let r = (w.resource)();
+                let own = own_kinds.contains(&(r.group, r.kind));
+                admission_webhook(w, own)
+            })
             .collect();
         if entries.is_empty() {
             continue;
@@ -182,10 +195,19 @@ fn webhook_configurations(webhooks: &[Webhook]) -> anyhow::Result<Option<String>
     Ok(Some(format!("{HEADER}{}", documents.join("---\n"))))
 }
 
-/// One webhook of a configuration: the API server sends it creations and updates of its kind.
-fn admission_webhook(webhook: &Webhook) -> Value {
+/// The namespaces a webhook for a type the project does not define never sees: the manager's
+/// own (named `system` until config/default's replacements give it the project's namespace)
+/// and kube-system. A webhook for every Pod, say, fails closed: while the manager is down no
+/// pod could be created anywhere, the manager's own replacement and the cluster's add-ons
+/// included, and the webhook could never come back.
+const UNWATCHED_NAMESPACES: [&str; 2] = [SERVICE.1, "kube-system"];
+
+/// One webhook of a configuration: the API server sends it its operations on its kind. A
+/// webhook for a kind the project does not define (`own` false: a Pod, a Deployment) skips
+/// [`UNWATCHED_NAMESPACES`].
+fn admission_webhook(webhook: &Webhook, own: bool) -> Value {
     let r = (webhook.resource)();
-    json!({
+    let mut value = json!({
         "admissionReviewVersions": ["v1"],
         "clientConfig": {
             "service": {"name": SERVICE.0, "namespace": SERVICE.1, "path": webhook.path()},
@@ -195,11 +217,21 @@ fn admission_webhook(webhook: &Webhook) -> Value {
         "rules": [{
             "apiGroups": [r.group],
             "apiVersions": [r.version],
-            "operations": ["CREATE", "UPDATE"],
+            "operations": webhook.operations,
             "resources": [r.plural],
         }],
         "sideEffects": "None",
-    })
+    });
+    if !own {
+        value["namespaceSelector"] = json!({
+            "matchExpressions": [{
+                "key": "kubernetes.io/metadata.name",
+                "operator": "NotIn",
+                "values": UNWATCHED_NAMESPACES,
+            }],
+        });
+    }
+    value
 }
 
 /// YAML with the keys of every mapping sorted, after [`HEADER`].

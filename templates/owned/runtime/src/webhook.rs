@@ -80,8 +80,12 @@ pub trait Validator: 'static {
     /// Checks a change from `old` to `new`.
     fn validate_update(old: &Self::Resource, new: &Self::Resource) -> Result<Warnings, Denied>;
 
-    /// Checks a deletion, if the API server sends it: the configuration that `make manifests`
-    /// writes asks for creations and updates only, as kubebuilder's does.
+    /// Whether the API server sends deletions to [`Validator::validate_delete`]. `false`, as
+    /// in kubebuilder: a validator that refuses deletions sets it to `true`, and `make
+    /// manifests` adds DELETE to its configuration.
+    const VALIDATE_DELETE: bool = false;
+
+    /// Checks a deletion of `obj`, when [`Validator::VALIDATE_DELETE`] is `true`.
     fn validate_delete(obj: &Self::Resource) -> Result<Warnings, Denied> {
         let _ = obj;
         Ok(Warnings::new())
@@ -104,6 +108,8 @@ pub struct Webhook {
     pub webhook_type: WebhookType,
     /// The kind and version it is for; for a conversion, the hub (the version stored).
     pub resource: fn() -> ApiResource,
+    /// The operations the API server sends an admission webhook (none for a conversion).
+    pub operations: &'static [&'static str],
     handler: Handler,
 }
 
@@ -120,11 +126,15 @@ pub struct Spoke {
     from_hub: fn(Value) -> Result<Value, String>,
 }
 
+/// What admission webhooks are sent, unless a validator asks for deletions too.
+const CREATE_UPDATE: &[&str] = &["CREATE", "UPDATE"];
+
 /// The registration of the defaulting webhook `D`, for the project's list of webhooks.
 pub const fn defaulting<D: Defaulter>() -> Webhook {
     Webhook {
         webhook_type: WebhookType::Defaulting,
         resource: api_resource::<D::Resource>,
+        operations: CREATE_UPDATE,
         handler: Handler::Admission(default_request::<D>),
     }
 }
@@ -134,6 +144,11 @@ pub const fn validating<V: Validator>() -> Webhook {
     Webhook {
         webhook_type: WebhookType::Validating,
         resource: api_resource::<V::Resource>,
+        operations: if V::VALIDATE_DELETE {
+            &["CREATE", "UPDATE", "DELETE"]
+        } else {
+            CREATE_UPDATE
+        },
         handler: Handler::Admission(validate_request::<V>),
     }
 }
@@ -144,6 +159,7 @@ pub const fn conversion<Hub: WebhookResource>(spokes: &'static [Spoke]) -> Webho
     Webhook {
         webhook_type: WebhookType::Conversion,
         resource: api_resource::<Hub>,
+        operations: &[],
         handler: Handler::Conversion(spokes),
     }
 }
@@ -227,6 +243,7 @@ impl Webhook {
                 let this = [Webhook {
                     webhook_type: WebhookType::Conversion,
                     resource: self.resource,
+                    operations: &[],
                     handler: Handler::Conversion(spokes),
                 }];
                 let review = conversion_review(&this, body);
@@ -439,6 +456,7 @@ fn convert_object(webhooks: &[Webhook], object: Value, desired: &str) -> Result<
 mod tests {
     use std::net::SocketAddr;
 
+    use k8s_openapi::api::core::v1::Pod;
     use serde_json::json;
     use tokio::net::TcpListener;
     use tokio_util::sync::CancellationToken;
@@ -711,6 +729,68 @@ mod tests {
         // A deletion is allowed by default; its object is the old one.
         let response = post(VALIDATE, &review("DELETE", Value::Null, ok)).await;
         assert_eq!(response["allowed"], true);
+    }
+
+    /// A built-in type's validator that refuses deleting the Pod named "keep".
+    struct KeepPod;
+
+    impl Validator for KeepPod {
+        type Resource = Pod;
+        const VALIDATE_DELETE: bool = true;
+
+        fn validate_create(_obj: &Pod) -> Result<Warnings, Denied> {
+            Ok(Warnings::new())
+        }
+
+        fn validate_update(_old: &Pod, _new: &Pod) -> Result<Warnings, Denied> {
+            Ok(Warnings::new())
+        }
+
+        fn validate_delete(obj: &Pod) -> Result<Warnings, Denied> {
+            match obj.metadata.name.as_deref() {
+                Some("keep") => Err(Denied::new("the pod keep is kept")),
+                _ => Ok(Warnings::new()),
+            }
+        }
+    }
+
+    #[test]
+    fn deletions_are_sent_only_to_a_validator_that_asks_for_them() {
+        assert_eq!(WEBHOOKS[0].operations, ["CREATE", "UPDATE"]);
+        assert_eq!(WEBHOOKS[1].operations, ["CREATE", "UPDATE"]);
+        let keep = validating::<KeepPod>();
+        assert_eq!(keep.operations, ["CREATE", "UPDATE", "DELETE"]);
+        // The core group is empty, as in controller-runtime's paths.
+        assert_eq!(keep.path(), "/validate--v1-pod");
+        assert_eq!(keep.name(), "vpod-v1.kb.io");
+
+        let delete = |name: &str| {
+            json!({
+                "apiVersion": "admission.k8s.io/v1",
+                "kind": "AdmissionReview",
+                "request": {
+                    "uid": "r-2",
+                    "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                    "resource": {"group": "", "version": "v1", "resource": "pods"},
+                    "operation": "DELETE",
+                    "userInfo": {"username": "jane"},
+                    "oldObject": {
+                        "apiVersion": "v1",
+                        "kind": "Pod",
+                        "metadata": {"name": name, "namespace": "default"},
+                    },
+                }
+            })
+            .to_string()
+        };
+        let answer = keep.answer(delete("keep").as_bytes());
+        assert_eq!(answer["response"]["allowed"], false, "{answer}");
+        assert_eq!(
+            answer["response"]["status"]["message"],
+            "the pod keep is kept"
+        );
+        let answer = keep.answer(delete("other").as_bytes());
+        assert_eq!(answer["response"]["allowed"], true, "{answer}");
     }
 
     #[tokio::test]

@@ -18,9 +18,14 @@
 
 use rbuilder_runtime::Webhook;
 
+pub mod v1;
 // +rbuilder:scaffold:webhook-modules
 
 /// Every webhook the manager serves.
 pub const WEBHOOKS: &[Webhook] = &[
+    v1::deployment::VALIDATING,
+    v1::node::DEFAULTING,
+    v1::pod::DEFAULTING,
+    v1::pod::VALIDATING,
     // +rbuilder:scaffold:webhooks
 ];

@@ -12,9 +12,12 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The webhooks of DemoMicroService v1: defaulting (what a new or changed object leaves
-//! unset) and validation (what the CRD's schema cannot check). The API server
-//! calls them before it stores an object; `make manifests` writes their configuration.
+//! The webhooks of DemoMicroService v1:
+//! - defaulting sets what a new or changed object leaves unset.
+//! - validation checks what the CRD's schema cannot.
+//!
+//! The API server calls them before it stores an object; `make manifests` writes their
+//! configuration.
 
 use rbuilder_runtime::webhook::{self, Defaulter, Denied, Validator, Warnings, Webhook};
 
@@ -44,6 +47,8 @@ impl Defaulter for DemoMicroServiceWebhook {
     }
 }
 
+/// Deletions are not sent here: to refuse some, add `const VALIDATE_DELETE: bool = true;` and
+/// a `validate_delete`, then run `make manifests`.
 impl Validator for DemoMicroServiceWebhook {
     type Resource = DemoMicroService;
 

@@ -12,8 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The webhooks of Type v1: validation (what the CRD's schema cannot check). The API server
-//! calls them before it stores an object; `make manifests` writes their configuration.
+//! The webhooks of Type v1:
+//! - validation checks what the CRD's schema cannot.
+//!
+//! The API server calls them before it stores an object; `make manifests` writes their
+//! configuration.
 
 use rbuilder_runtime::webhook::{self, Denied, Validator, Warnings, Webhook};
 
@@ -24,6 +27,8 @@ pub struct TypeWebhook;
 
 pub const VALIDATING: Webhook = webhook::validating::<TypeWebhook>();
 
+/// Deletions are not sent here: to refuse some, add `const VALIDATE_DELETE: bool = true;` and
+/// a `validate_delete`, then run `make manifests`.
 impl Validator for TypeWebhook {
     type Resource = Type;
 

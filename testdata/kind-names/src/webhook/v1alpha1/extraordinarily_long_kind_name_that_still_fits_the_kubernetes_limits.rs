@@ -12,9 +12,12 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The webhooks of ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits v1alpha1: defaulting (what a new or changed object leaves
-//! unset) and validation (what the CRD's schema cannot check). The API server
-//! calls them before it stores an object; `make manifests` writes their configuration.
+//! The webhooks of ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits v1alpha1:
+//! - defaulting sets what a new or changed object leaves unset.
+//! - validation checks what the CRD's schema cannot.
+//!
+//! The API server calls them before it stores an object; `make manifests` writes their
+//! configuration.
 
 use rbuilder_runtime::webhook::{self, Defaulter, Denied, Validator, Warnings, Webhook};
 
@@ -48,6 +51,8 @@ impl Defaulter for ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWe
     }
 }
 
+/// Deletions are not sent here: to refuse some, add `const VALIDATE_DELETE: bool = true;` and
+/// a `validate_delete`, then run `make manifests`.
 impl Validator for ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook {
     type Resource = ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits;
 

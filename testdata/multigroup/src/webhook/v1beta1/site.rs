@@ -2,8 +2,11 @@
 //
 // SPDX-License-Identifier: MIT
 
-//! The webhooks of Site v1beta1: validation (what the CRD's schema cannot check). The API server
-//! calls them before it stores an object; `make manifests` writes their configuration.
+//! The webhooks of Site v1beta1:
+//! - validation checks what the CRD's schema cannot.
+//!
+//! The API server calls them before it stores an object; `make manifests` writes their
+//! configuration.
 
 use rbuilder_runtime::webhook::{self, Denied, Validator, Warnings, Webhook};
 
@@ -14,6 +17,8 @@ pub struct SiteWebhook;
 
 pub const VALIDATING: Webhook = webhook::validating::<SiteWebhook>();
 
+/// Deletions are not sent here: to refuse some, add `const VALIDATE_DELETE: bool = true;` and
+/// a `validate_delete`, then run `make manifests`.
 impl Validator for SiteWebhook {
     type Resource = Site;
 

@@ -18,7 +18,10 @@
 #      conversion webhook: the plain project's Guestbook, created as v1, read as v2. The
 #      emulator runs no Services, so this harness points the webhook configurations at the
 #      manager run on this machine (clientConfig.url, with a certificate made here); the
-#      operator's code and manifests know nothing of it.
+#      operator's code and manifests know nothing of it;
+#   6. a built-in type's webhooks (a Pod defaulter and a validator of deletions, as a user
+#      writes them): Pods are seen everywhere except in kube-system and the manager's
+#      namespace, so with the manager down Pods can still start there.
 # Needs cargo, make, python3 with target/venv (`make tools`) and kubectl. Users run
 # `make test-e2e` in a generated project against a real cluster (kind, k3d, ...) instead.
 set -euo pipefail
@@ -281,4 +284,71 @@ got=$(kubectl get guestbooks.v2.devops.my.domain converted -o jsonpath='{.apiVer
 kubectl delete guestbook converted --timeout=60s
 stop_manager
 pass "conversion: a Guestbook created as v1 is read as v2 through the webhook, its fields kept"
+
+echo "== a built-in type's webhooks: Pods, except in kube-system and the manager's namespace"
+"$repo/target/debug/rbuilder" create webhook --group core --version v1 --kind Pod \
+  --defaulting --programmatic-validation >/dev/null
+# The user's logic: the defaulter labels every Pod it sees; the validator asks for deletions
+# and refuses deleting the Pod named kept.
+"$python" - src/webhook/v1/pod.rs <<'PY'
+import sys
+path = sys.argv[1]
+code = open(path).read()
+scaffolded = [
+    ("fn default(_obj: &mut Pod) -> Result<(), Denied> {\n        Ok(())",
+     "fn default(obj: &mut Pod) -> Result<(), Denied> {\n"
+     "        let labels = obj.metadata.labels.get_or_insert_with(Default::default);\n"
+     "        labels.insert(\"webhook\".into(), \"defaulted\".into());\n"
+     "        Ok(())"),
+    ("impl Validator for PodWebhook {\n    type Resource = Pod;\n",
+     "impl Validator for PodWebhook {\n    type Resource = Pod;\n"
+     "    const VALIDATE_DELETE: bool = true;\n\n"
+     "    fn validate_delete(obj: &Pod) -> Result<Warnings, Denied> {\n"
+     "        match obj.metadata.name.as_deref() {\n"
+     "            Some(\"kept\") => Err(Denied::new(\"the pod kept is kept\")),\n"
+     "            _ => Ok(Warnings::new()),\n"
+     "        }\n"
+     "    }\n"),
+]
+for old, new in scaffolded:
+    assert old in code, f"{path} no longer has: {old}"
+    code = code.replace(old, new)
+open(path, "w").write(code)
+PY
+make manifests >/dev/null
+grep -q -- '- DELETE' config/webhook/manifests.yaml || fail "make manifests did not add DELETE for VALIDATE_DELETE"
+system=guestbook-operator-system
+for namespace in "$system" kube-system; do
+  kubectl get namespace "$namespace" >/dev/null 2>&1 || kubectl create namespace "$namespace"
+done
+# The webhook configurations as make deploy renders them: the namespaceSelector names $system.
+kubectl kustomize config/default | "$python" -c '
+import sys, yaml
+kinds = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+print(yaml.safe_dump_all([d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] in kinds]))
+' | local_webhooks >"$work/pod-webhooks.yaml"
+grep -q -- "- $system" "$work/pod-webhooks.yaml" || fail "the namespaceSelector does not name $system"
+kubectl apply -f "$work/pod-webhooks.yaml"
+start_manager_with_webhooks guestbook-operator
+pod() { # NAME NAMESPACE
+  printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n' "$1" "$2"
+}
+label() { kubectl -n "$2" get pod "$1" -o jsonpath='{.metadata.labels.webhook}'; }
+pod kept default | kubectl apply -f -
+[ "$(label kept default)" = defaulted ] || fail "the Pod defaulter did not label a Pod in default"
+for namespace in "$system" kube-system; do
+  pod spared "$namespace" | kubectl apply -f -
+  [ -z "$(label spared "$namespace")" ] || fail "the Pod defaulter saw a Pod in $namespace"
+done
+out=$(kubectl -n default delete pod kept --wait=false 2>&1) && fail "the deletion of Pod kept was not refused: $out"
+grep -qF 'admission webhook "vpod-v1.kb.io" denied the request: the pod kept is kept' <<<"$out" \
+  || fail "the refused deletion said: $out"
+stop_manager
+# With the manager down, the webhooks fail closed, except where the manager must start.
+out=$(pod other default | kubectl apply -f - 2>&1) && fail "a Pod was created with its webhook down: $out"
+grep -qF 'failed calling webhook "mpod-v1.kb.io"' <<<"$out" || fail "with the webhook down: $out"
+pod manager "$system" | kubectl apply -f -
+kubectl delete -f "$work/pod-webhooks.yaml"
+kubectl -n default delete pod kept --wait=false
+pass "Pod webhooks: a Pod labelled in default, none seen in kube-system or $system, a deletion refused; with the manager down, only $system takes Pods"
 echo "e2e: $passed passed, 0 failed"

@@ -9,7 +9,8 @@ const PREFIX: &str = "+rbuilder:scaffold:";
 
 /// Inserts `lines` just before the line holding marker `name`, each with the marker line's
 /// indentation. Lines already present anywhere in the file are skipped, so inserting twice
-/// changes nothing. A single `mod` or `use` line goes where rustfmt sorts it instead (see
+/// changes nothing; a line of brackets and punctuation alone (the `),` rustfmt puts under a
+/// call too long for one line) goes with the line above it, inserted or skipped with it. A single `mod` or `use` line goes where rustfmt sorts it instead (see
 /// `insert_sorted`). `file` is only used in the error message.
 pub fn insert(content: &str, file: &str, name: &str, lines: &[String]) -> Result<String> {
     if let [line] = lines
@@ -41,7 +42,18 @@ fn append(content: &str, file: &str, name: &str, lines: &[String]) -> Result<Str
     let mut out = String::with_capacity(content.len() + 64 * lines.len());
     for (i, line) in content.lines().enumerate() {
         if i == at {
-            for new in lines.iter().filter(|l| !existing.contains(&l.trim())) {
+            let mut previous_inserted = false;
+            let wanted = lines.iter().filter(|l| {
+                let punctuation = !l.is_empty() && !l.contains(|c: char| c.is_alphanumeric());
+                let inserted = if punctuation {
+                    previous_inserted
+                } else {
+                    !existing.contains(&l.trim())
+                };
+                previous_inserted = inserted;
+                inserted
+            });
+            for new in wanted {
                 if new.is_empty() {
                     out.push('\n');
                 } else {
@@ -131,6 +143,20 @@ mod tests {
         let once = insert(FILE, "mod.rs", "controllers", &["b::C,".into()]).unwrap();
         let twice = insert(&once, "mod.rs", "controllers", &["b::C,".into()]).unwrap();
         assert_eq!(once, twice);
+    }
+
+    #[test]
+    fn a_closing_line_goes_with_the_line_above() {
+        let long = |kind: &str| vec![format!("{kind}::crd("), "),".to_owned()];
+        let once = insert(FILE, "mod.rs", "controllers", &long("b")).unwrap();
+        let both = insert(&once, "mod.rs", "controllers", &long("c")).unwrap();
+        assert_eq!(
+            both,
+            "pub const ALL: &[C] = &[\n    a::C,\n    b::crd(\n    ),\n    c::crd(\n    ),\n    \
+             // +rbuilder:scaffold:controllers\n];\n"
+        );
+        let again = insert(&both, "mod.rs", "controllers", &long("b")).unwrap();
+        assert_eq!(both, again);
     }
 
     #[test]

@@ -319,7 +319,8 @@ make manifests >/dev/null
 grep -q -- '- DELETE' config/webhook/manifests.yaml || fail "make manifests did not add DELETE for VALIDATE_DELETE"
 system=guestbook-operator-system
 for namespace in "$system" kube-system; do
-  kubectl get namespace "$namespace" >/dev/null 2>&1 || kubectl create namespace "$namespace"
+  printf '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "%s"}}' "$namespace" \
+    | kubectl apply -f -
 done
 # The webhook configurations as make deploy renders them: the namespaceSelector names $system.
 kubectl kustomize config/default | "$python" -c '

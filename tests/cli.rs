@@ -1172,20 +1172,52 @@ fn create_webhook_writes_the_kinds_webhooks_registers_and_records_them() {
     )
     .success()
     .stdout(contains(
-        "create src/webhook/v1/demo_micro_service_conversion.rs",
+        "create src/webhook/v2/demo_micro_service_conversion.rs",
     ));
-    let conversion = read(&dir, "src/webhook/v1/demo_micro_service_conversion.rs");
+    let conversion = read(&dir, "src/webhook/v2/demo_micro_service_conversion.rs");
     assert!(
-        conversion.contains("impl From<V2> for Hub {")
-            && conversion.contains("type V2 = v2::DemoMicroService;"),
+        conversion.contains("impl From<Spoke> for Hub {")
+            && conversion.contains("type Spoke = v2::DemoMicroService;"),
         "{conversion}"
     );
     let project = read(&dir, "PROJECT");
     assert!(project.contains("    conversion: true\n"), "{project}");
     assert!(project.contains("    spoke:\n    - v2\n"), "{project}");
     assert!(
-        read(&dir, "src/webhook/mod.rs").contains("v1::demo_micro_service_conversion::CONVERSION,")
+        read(&dir, "src/webhook/mod.rs").contains("v2::demo_micro_service_conversion::CONVERSION,")
     );
+
+    // A third version joins the conversion without --force, touching no file of the second;
+    // converting the second again needs --force.
+    let v3: Vec<&str> = v2
+        .iter()
+        .map(|a| if *a == "v2" { "v3" } else { a })
+        .collect();
+    rbuilder(&dir, &v3).success();
+    let before = read(&dir, "src/webhook/v2/demo_micro_service_conversion.rs");
+    rbuilder(
+        &dir,
+        &webhook_args("v1", &["--conversion", "--spoke", "v3"]),
+    )
+    .success()
+    .stdout(contains(
+        "create src/webhook/v3/demo_micro_service_conversion.rs",
+    ));
+    assert_eq!(
+        before,
+        read(&dir, "src/webhook/v2/demo_micro_service_conversion.rs")
+    );
+    assert!(
+        read(&dir, "PROJECT").contains("    spoke:\n    - v2\n    - v3\n"),
+        "{}",
+        read(&dir, "PROJECT")
+    );
+    rbuilder(
+        &dir,
+        &webhook_args("v1", &["--conversion", "--spoke", "v2"]),
+    )
+    .failure()
+    .stderr(contains("already converts to and from v2"));
 
     // --force rewrites the kind's webhook file, and registers nothing twice.
     rbuilder(&dir, &webhook_args("v1", &["--defaulting", "--force"]))

@@ -13,7 +13,6 @@ mod resolve;
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use serde::Serialize;
 
 use self::config::{plan_kustomize, plan_manifests};
 use self::record::record;
@@ -22,7 +21,7 @@ use super::finish;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::Builtin;
 use crate::model::{Group, Kind, Plural, Version};
-use crate::project::{self, BUILTIN_DOMAIN, Project, ResourceEntry};
+use crate::project::{self, BUILTIN_DOMAIN, Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{Plan, Templates, markers, project_context};
 
 /// The template folders `create webhook` renders from.
@@ -52,13 +51,6 @@ struct Request {
     spokes: Vec<Version>,
     /// The Kubernetes type the webhooks are for, if not one of the project's own.
     builtin: Option<Builtin>,
-}
-
-/// A spoke of a conversion, for the templates.
-#[derive(Serialize)]
-struct SpokeContext {
-    version: Version,
-    api_module_path: String,
 }
 
 /// What `create webhook` with `args` writes in the project at `root`, and what to do next.
@@ -111,22 +103,6 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     ctx.insert("resource", &resource);
     ctx.insert("defaulting", &defaulting);
     ctx.insert("validation", &validation);
-    let spokes: Vec<SpokeContext> = request
-        .spokes
-        .iter()
-        .map(|v| SpokeContext {
-            version: v.clone(),
-            api_module_path: resource
-                .api_module_path
-                .replace(&format!("::{}", resource.version), &format!("::{v}")),
-        })
-        .collect();
-    ctx.insert("spokes", &spokes);
-
-    let version_dir = format!("src/webhook/{}", resource.version);
-    let version_mod = format!("{version_dir}/mod.rs");
-    let kind_file = format!("{version_dir}/{}.rs", resource.module.file);
-    let conversion_file = format!("{version_dir}/{}_conversion.rs", resource.module.file);
 
     let mut plan = Plan::new(root);
     if !plan.exists(WEBHOOK_MOD) {
@@ -137,28 +113,18 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
              src/lib.rs, then create the webhook again"
         );
     }
-    if !plan.exists(&version_mod) {
-        plan.create(
-            version_mod.clone(),
-            templates.render("webhook/version_mod.rs", &ctx)?,
-        )?;
-    }
-    insert(
-        &mut plan,
-        &templates,
-        &ctx,
-        WEBHOOK_MOD,
-        "webhook-modules",
-        "inserts/webhook_mod_version.rs",
-    )?;
-    let mut registrations = Vec::new();
+    // The admission webhooks live with the kind's version, each spoke's conversion with the
+    // spoke (as kubebuilder's do), so that adding a spoke later touches no existing file.
+    let mut files = Vec::new();
     if admission {
-        write(
-            &mut plan,
-            &kind_file,
-            templates.render("webhook/kind.rs", &ctx)?,
-            args.force,
-        )?;
+        let version_mod = version_module(&mut plan, &templates, &mut ctx, &resource.version)?;
+        let file = format!(
+            "src/webhook/{}/{}.rs",
+            resource.version, resource.module.file
+        );
+        let text = templates.render("webhook/kind.rs", &ctx)?;
+        write(&mut plan, &file, text, args.force)?;
+        files.push(file);
         insert(
             &mut plan,
             &templates,
@@ -167,16 +133,14 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             "kind-modules",
             "inserts/webhook_version_mod_kind.rs",
         )?;
-        if defaulting {
-            registrations.push(registration(&entry, Registration::Defaulting));
-        }
-        if validation {
-            registrations.push(registration(&entry, Registration::Validating));
-        }
     }
-    if conversion {
+    for spoke in &request.spokes {
+        let version_mod = version_module(&mut plan, &templates, &mut ctx, spoke)?;
+        ctx.insert("spoke", &serde_json::json!({ "version": spoke }));
+        let file = format!("src/webhook/{spoke}/{}_conversion.rs", resource.module.file);
         let text = templates.render("webhook/conversion.rs", &ctx)?;
-        write(&mut plan, &conversion_file, text, args.force)?;
+        write(&mut plan, &file, text, args.force)?;
+        files.push(file);
         insert(
             &mut plan,
             &templates,
@@ -185,33 +149,33 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             "kind-modules",
             "inserts/webhook_version_mod_conversion.rs",
         )?;
-        registrations.push(registration(&entry, Registration::Conversion));
     }
-    record(&mut project, &request, args.force);
-    // Every registration in one order, PROJECT's (a kind's: defaulting, validating,
-    // conversion), whatever order the webhooks were created in, so that a project replayed
-    // from PROJECT by `alpha generate` lists them as the original does. A registration the
-    // user deleted stays deleted.
+    // The registrations this command adds, even where the user had deleted them.
+    let added = registrations(
+        &entry,
+        &WebhooksEntry {
+            defaulting,
+            validation,
+            conversion,
+            spoke: request.spokes.clone(),
+            ..WebhooksEntry::default()
+        },
+    );
+    record(&mut project, &request);
+    // Every registration in one order, PROJECT's, whatever order the webhooks were created
+    // in, so that a project replayed from PROJECT by `alpha generate` lists them as the
+    // original does. A registration the user deleted stays deleted.
     let order: Vec<String> = project
         .resources
         .iter()
-        .flat_map(|e| {
-            let w = e.webhooks.clone().unwrap_or_default();
-            [
-                (w.defaulting, Registration::Defaulting),
-                (w.validation, Registration::Validating),
-                (w.conversion, Registration::Conversion),
-            ]
-            .into_iter()
-            .filter(|(on, _)| *on)
-            .map(move |(_, which)| registration(e, which))
-        })
+        .filter_map(|e| e.webhooks.as_ref().map(|w| registrations(e, w)))
+        .flatten()
         .collect();
     plan.update(WEBHOOK_MOD.to_owned(), |content| {
         let listed = |name: &str| content.lines().any(|l| l.trim() == format!("{name},"));
         let all: Vec<&String> = order
             .iter()
-            .filter(|name| registrations.contains(name) || listed(name))
+            .filter(|name| added.contains(name) || listed(name))
             .collect();
         let kept: String = content
             .lines()
@@ -238,11 +202,6 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     if !overwritten.is_empty() {
         next.push_str(&format!("--force rewrote: {overwritten}\n"));
     }
-    let files: Vec<&str> = [(admission, &kind_file), (conversion, &conversion_file)]
-        .into_iter()
-        .filter(|(wanted, _)| *wanted)
-        .map(|(_, file)| file.as_str())
-        .collect();
     next.push_str(&format!(
         "Added webhooks for {}. Next:\n  \
          write their logic in {}\n  \
@@ -255,23 +214,50 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     Ok((plan, next))
 }
 
-/// The three registrations a kind's webhooks can have in `WEBHOOKS`.
-#[derive(Clone, Copy)]
-enum Registration {
-    Defaulting,
-    Validating,
-    Conversion,
-}
-
-/// How `src/webhook/mod.rs` names one of `entry`'s webhooks: `v1::pod::DEFAULTING`.
-fn registration(entry: &ResourceEntry, which: Registration) -> String {
+/// How `src/webhook/mod.rs` names `entry`'s webhooks `w`: `v1::pod::DEFAULTING`, a spoke's
+/// `v1alpha1::guestbook_conversion::CONVERSION`; a kind's in the order defaulting, validating,
+/// conversions.
+fn registrations(entry: &ResourceEntry, w: &WebhooksEntry) -> Vec<String> {
     let module = entry.kind.module();
     let version = &entry.version;
-    match which {
-        Registration::Defaulting => format!("{version}::{}::DEFAULTING", module.ident),
-        Registration::Validating => format!("{version}::{}::VALIDATING", module.ident),
-        Registration::Conversion => format!("{version}::{}_conversion::CONVERSION", module.file),
+    let mut names = Vec::new();
+    if w.defaulting {
+        names.push(format!("{version}::{}::DEFAULTING", module.ident));
     }
+    if w.validation {
+        names.push(format!("{version}::{}::VALIDATING", module.ident));
+    }
+    for spoke in w.spoke.iter().filter(|_| w.conversion) {
+        names.push(format!("{spoke}::{}_conversion::CONVERSION", module.file));
+    }
+    names
+}
+
+/// The module of `version`'s webhooks, `src/webhook/<version>/mod.rs`: made, and listed in
+/// `src/webhook/mod.rs`, if it is the version's first webhook.
+fn version_module(
+    plan: &mut Plan,
+    templates: &Templates,
+    ctx: &mut tera::Context,
+    version: &Version,
+) -> Result<String> {
+    ctx.insert("version", version);
+    let file = format!("src/webhook/{version}/mod.rs");
+    if !plan.exists(&file) {
+        plan.create(
+            file.clone(),
+            templates.render("webhook/version_mod.rs", ctx)?,
+        )?;
+    }
+    insert(
+        plan,
+        templates,
+        ctx,
+        WEBHOOK_MOD,
+        "webhook-modules",
+        "inserts/webhook_mod_version.rs",
+    )?;
+    Ok(file)
 }
 
 /// Creates `path`, or rewrites it with `force`.

@@ -4,7 +4,7 @@ use super::Request;
 use crate::project::{Project, WebhooksEntry};
 
 /// Records the webhooks in the resource's PROJECT entry, as kubebuilder does.
-pub(super) fn record(project: &mut Project, request: &Request, force: bool) {
+pub(super) fn record(project: &mut Project, request: &Request) {
     let Some(entry) = project
         .resources
         .iter_mut()
@@ -20,9 +20,6 @@ pub(super) fn record(project: &mut Project, request: &Request, force: bool) {
     webhooks.validation |= request.validation;
     if !request.spokes.is_empty() {
         webhooks.conversion = true;
-        if force {
-            webhooks.spoke.clear();
-        }
         for spoke in &request.spokes {
             if !webhooks.spoke.contains(spoke) {
                 webhooks.spoke.push(spoke.clone());

@@ -161,10 +161,6 @@ pub(super) fn check_conflicts(
     let taken: Vec<&str> = [
         (request.defaulting && existing.defaulting, "defaulting"),
         (request.validation && existing.validation, "validation"),
-        (
-            !request.spokes.is_empty() && existing.conversion,
-            "conversion",
-        ),
     ]
     .into_iter()
     .filter(|(taken, _)| *taken)
@@ -174,6 +170,26 @@ pub(super) fn check_conflicts(
         bail!(
             "{gvk} already has a {} webhook; use --force to scaffold its file again",
             taken.join(" and ")
+        );
+    }
+    let converted: Vec<&Version> = request
+        .spokes
+        .iter()
+        .filter(|spoke| existing.conversion && existing.spoke.contains(spoke))
+        .collect();
+    if !converted.is_empty() && !force {
+        let file = entry.kind.module().file;
+        let files: Vec<String> = converted
+            .iter()
+            .map(|v| format!("src/webhook/{v}/{file}_conversion.rs"))
+            .collect();
+        let versions: Vec<String> = converted.iter().map(ToString::to_string).collect();
+        bail!(
+            "{} already converts to and from {} ({}); use --force to scaffold it again, or give \
+             only new --spoke versions",
+            entry.kind,
+            versions.join(" and "),
+            files.join(", ")
         );
     }
     // Defaulting and validation share a file: adding one to the other rewrites it.
@@ -192,7 +208,7 @@ pub(super) fn check_conflicts(
     {
         bail!(
             "{} already converts through version {} (its hub); a kind has one hub: add --spoke \
-             versions to that one with --version {} --force",
+             versions to that one with --version {}",
             entry.kind,
             hub.version,
             hub.version

@@ -115,12 +115,13 @@ pub struct Webhook {
 
 enum Handler {
     Admission(fn(AdmissionRequest<DynamicObject>) -> AdmissionResponse),
-    /// The versions that convert to and from the hub.
-    Conversion(&'static [Spoke]),
+    /// A version that converts to and from the hub.
+    Conversion(Spoke),
 }
 
 /// One version of a kind, converted to and from its hub with `From` both ways.
-pub struct Spoke {
+#[derive(Clone, Copy)]
+struct Spoke {
     resource: fn() -> ApiResource,
     to_hub: fn(Value) -> Result<Value, String>,
     from_hub: fn(Value) -> Result<Value, String>,
@@ -153,27 +154,23 @@ pub const fn validating<V: Validator>() -> Webhook {
     }
 }
 
-/// The conversion webhook of a kind stored as version `Hub` and converted to and from each of
-/// `spokes` (see [`spoke`]), as kubebuilder's hub-and-spoke conversions.
-pub const fn conversion<Hub: WebhookResource>(spokes: &'static [Spoke]) -> Webhook {
-    Webhook {
-        webhook_type: WebhookType::Conversion,
-        resource: api_resource::<Hub>,
-        operations: &[],
-        handler: Handler::Conversion(spokes),
-    }
-}
-
-/// The version `S`, which converts to and from the hub `Hub`.
-pub const fn spoke<Hub, S>() -> Spoke
+/// The conversion between version `S` of a kind and its hub `Hub`, the version stored, with
+/// `From` both ways, as kubebuilder's hub and spokes: one registration per spoke version, all
+/// served by `/convert`, which converts between two spokes through the hub.
+pub const fn conversion<Hub, S>() -> Webhook
 where
     Hub: WebhookResource + From<S>,
     S: WebhookResource + From<Hub>,
 {
-    Spoke {
-        resource: api_resource::<S>,
-        to_hub: convert::<S, Hub>,
-        from_hub: convert::<Hub, S>,
+    Webhook {
+        webhook_type: WebhookType::Conversion,
+        resource: api_resource::<Hub>,
+        operations: &[],
+        handler: Handler::Conversion(Spoke {
+            resource: api_resource::<S>,
+            to_hub: convert::<S, Hub>,
+            from_hub: convert::<Hub, S>,
+        }),
     }
 }
 
@@ -239,12 +236,12 @@ impl Webhook {
     pub fn answer(&self, body: &[u8]) -> Value {
         match self.handler {
             Handler::Admission(handle) => admission(handle, body),
-            Handler::Conversion(spokes) => {
+            Handler::Conversion(spoke) => {
                 let this = [Webhook {
                     webhook_type: WebhookType::Conversion,
                     resource: self.resource,
                     operations: &[],
-                    handler: Handler::Conversion(spokes),
+                    handler: Handler::Conversion(spoke),
                 }];
                 let review = conversion_review(&this, body);
                 serde_json::to_value(review).unwrap_or_default()
@@ -422,21 +419,25 @@ fn convert_object(webhooks: &[Webhook], object: Value, desired: &str) -> Result<
     if api_version == desired {
         return Ok(object);
     }
-    let group = |api_version: &str| api_version.split_once('/').map(|(g, _)| g.to_owned());
-    let found = webhooks.iter().find_map(|webhook| match &webhook.handler {
-        Handler::Conversion(spokes) => {
-            let hub = (webhook.resource)();
-            (hub.kind == kind && Some(&hub.group) == group(&api_version).as_ref())
-                .then_some((hub, *spokes))
-        }
-        Handler::Admission(_) => None,
-    });
-    let Some((hub, spokes)) = found else {
+    let group = api_version.split_once('/').map(|(g, _)| g);
+    // The kind's spokes, each registered with the hub.
+    let spokes: Vec<(ApiResource, Spoke)> = webhooks
+        .iter()
+        .filter_map(|webhook| match webhook.handler {
+            Handler::Conversion(spoke) => {
+                let hub = (webhook.resource)();
+                (hub.kind == kind && Some(hub.group.as_str()) == group).then_some((hub, spoke))
+            }
+            Handler::Admission(_) => None,
+        })
+        .collect();
+    let Some(hub) = spokes.first().map(|(hub, _)| hub.clone()) else {
         return Err(format!("no conversion for {kind} {api_version}"));
     };
     let spoke = |api_version: &str| {
         spokes
             .iter()
+            .map(|(_, spoke)| spoke)
             .find(|s| (s.resource)().api_version == api_version)
             .ok_or_else(|| format!("{kind} has no version {api_version}"))
     };
@@ -498,6 +499,50 @@ mod tests {
             pub image: String,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub size: Option<i32>,
+        }
+    }
+
+    mod v3 {
+        /// v3 is v1 again.
+        #[derive(
+            kube::CustomResource,
+            schemars::JsonSchema,
+            serde::Serialize,
+            serde::Deserialize,
+            Clone,
+            Debug,
+        )]
+        #[kube(group = "test.my.domain", version = "v3", kind = "Widget", namespaced)]
+        pub struct WidgetSpec {
+            pub image: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub replicas: Option<i32>,
+        }
+    }
+
+    impl From<v3::Widget> for v1::Widget {
+        fn from(w: v3::Widget) -> Self {
+            let spec = v1::WidgetSpec {
+                image: w.spec.image,
+                replicas: w.spec.replicas,
+            };
+            Self {
+                metadata: w.metadata,
+                spec,
+            }
+        }
+    }
+
+    impl From<v1::Widget> for v3::Widget {
+        fn from(w: v1::Widget) -> Self {
+            let spec = v3::WidgetSpec {
+                image: w.spec.image,
+                replicas: w.spec.replicas,
+            };
+            Self {
+                metadata: w.metadata,
+                spec,
+            }
         }
     }
 
@@ -569,7 +614,8 @@ mod tests {
     static WEBHOOKS: &[Webhook] = &[
         defaulting::<Hooks>(),
         validating::<Hooks>(),
-        conversion::<v1::Widget>(&[spoke::<v1::Widget, v2::Widget>()]),
+        conversion::<v1::Widget, v2::Widget>(),
+        conversion::<v1::Widget, v3::Widget>(),
     ];
 
     /// Serves [`WEBHOOKS`] over HTTPS with a self-signed certificate; returns its address and
@@ -640,7 +686,7 @@ mod tests {
     #[test]
     fn paths_and_names_are_controller_runtimes() {
         let paths: Vec<String> = WEBHOOKS.iter().map(Webhook::path).collect();
-        assert_eq!(paths, [MUTATE, VALIDATE, CONVERT_PATH]);
+        assert_eq!(paths, [MUTATE, VALIDATE, CONVERT_PATH, CONVERT_PATH]);
         assert_eq!(WEBHOOKS[0].name(), "mwidget-v1.kb.io");
         assert_eq!(WEBHOOKS[1].name(), "vwidget-v1.kb.io");
     }
@@ -839,6 +885,12 @@ mod tests {
 
         let response = convert_via_https("test.my.domain/v1", std::slice::from_ref(v2)).await;
         assert_eq!(response["convertedObjects"][0], original);
+
+        // Between two spokes, each registered on its own, through the hub.
+        let response = convert_via_https("test.my.domain/v3", std::slice::from_ref(v2)).await;
+        let v3 = &response["convertedObjects"][0];
+        assert_eq!(v3["apiVersion"], "test.my.domain/v3", "{response}");
+        assert_eq!(v3["spec"], json!({"image": "nginx:1.27", "replicas": 2}));
     }
 
     #[tokio::test]

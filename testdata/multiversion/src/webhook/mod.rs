@@ -19,12 +19,15 @@
 use rbuilder_runtime::Webhook;
 
 pub mod v1;
+pub mod v1alpha1;
+pub mod v1beta1;
 // +rbuilder:scaffold:webhook-modules
 
 /// Every webhook the manager serves.
 pub const WEBHOOKS: &[Webhook] = &[
     v1::guestbook::DEFAULTING,
     v1::guestbook::VALIDATING,
-    v1::guestbook_conversion::CONVERSION,
+    v1beta1::guestbook_conversion::CONVERSION,
+    v1alpha1::guestbook_conversion::CONVERSION,
     // +rbuilder:scaffold:webhooks
 ];

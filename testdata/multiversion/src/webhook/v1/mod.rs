@@ -15,5 +15,4 @@
 //! The webhooks of the kinds of version v1.
 
 pub mod guestbook;
-pub mod guestbook_conversion;
 // +rbuilder:scaffold:kind-modules

@@ -12,30 +12,27 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Conversion of Guestbook between its versions.
+//! Conversion of Guestbook between v1beta1 and the hub, v1.
 //!
-//! The API server stores one version and serves the others by calling the conversion webhook,
-//! which converts through the hub (v1) with `From` both ways, as kubebuilder's hub
-//! and spokes. The scaffolded versions have the same fields, so each field is copied; when a
-//! version's fields change, convert them here so that a round trip keeps every field.
+//! The API server stores the hub and serves v1beta1 by calling the conversion webhook,
+//! which converts with `From` both ways, as kubebuilder's hub and spokes (a conversion between
+//! two spokes goes through the hub). The scaffolded versions have the same fields, so each
+//! field is copied; when a version's fields change, convert them here so that a round trip
+//! keeps every field.
 
 use rbuilder_runtime::webhook::{self, Webhook};
 
-use crate::api::{v1, v1alpha1, v1beta1};
+use crate::api::{v1, v1beta1};
 
-/// The conversion webhook of Guestbook, listed in `src/webhook/mod.rs`.
-pub const CONVERSION: Webhook = webhook::conversion::<Hub>(&[
-    webhook::spoke::<Hub, V1alpha1>(),
-    webhook::spoke::<Hub, V1beta1>(),
-]);
+/// The conversion webhook of this version, listed in `src/webhook/mod.rs`.
+pub const CONVERSION: Webhook = webhook::conversion::<Hub, Spoke>();
 
-/// Guestbook in the hub version, v1, and in the others.
+/// Guestbook in the hub version, v1, and in this one.
 type Hub = v1::Guestbook;
-type V1alpha1 = v1alpha1::Guestbook;
-type V1beta1 = v1beta1::Guestbook;
+type Spoke = v1beta1::Guestbook;
 
-impl From<V1alpha1> for Hub {
-    fn from(obj: V1alpha1) -> Self {
+impl From<Spoke> for Hub {
+    fn from(obj: Spoke) -> Self {
         use v1::{GuestbookSpec as Spec, GuestbookStatus as Status};
         let spec = Spec { foo: obj.spec.foo };
         let status = obj.status.map(|s| Status {
@@ -50,39 +47,7 @@ impl From<V1alpha1> for Hub {
     }
 }
 
-impl From<Hub> for V1alpha1 {
-    fn from(obj: Hub) -> Self {
-        use v1alpha1::{GuestbookSpec as Spec, GuestbookStatus as Status};
-        let spec = Spec { foo: obj.spec.foo };
-        let status = obj.status.map(|s| Status {
-            conditions: s.conditions,
-            observed_generation: s.observed_generation,
-        });
-        Self {
-            metadata: obj.metadata,
-            spec,
-            status,
-        }
-    }
-}
-
-impl From<V1beta1> for Hub {
-    fn from(obj: V1beta1) -> Self {
-        use v1::{GuestbookSpec as Spec, GuestbookStatus as Status};
-        let spec = Spec { foo: obj.spec.foo };
-        let status = obj.status.map(|s| Status {
-            conditions: s.conditions,
-            observed_generation: s.observed_generation,
-        });
-        Self {
-            metadata: obj.metadata,
-            spec,
-            status,
-        }
-    }
-}
-
-impl From<Hub> for V1beta1 {
+impl From<Hub> for Spoke {
     fn from(obj: Hub) -> Self {
         use v1beta1::{GuestbookSpec as Spec, GuestbookStatus as Status};
         let spec = Spec { foo: obj.spec.foo };
@@ -123,24 +88,7 @@ mod tests {
     }
 
     #[test]
-    fn a_round_trip_through_v1alpha1_keeps_every_field() {
-        let hub = "devops.my.domain/v1";
-        let spoke = "devops.my.domain/v1alpha1";
-        let original = json!({
-            "apiVersion": hub,
-            "kind": "Guestbook",
-            "metadata": {"name": "sample", "labels": {"team": "a"}},
-            "spec": {"foo": "bar"},
-            "status": {"observedGeneration": 1},
-        });
-        let converted = convert(&original, spoke);
-        assert_eq!(converted["apiVersion"], spoke);
-        let back = convert(&converted, hub);
-        assert_eq!(back, original);
-    }
-
-    #[test]
-    fn a_round_trip_through_v1beta1_keeps_every_field() {
+    fn a_round_trip_keeps_every_field() {
         let hub = "devops.my.domain/v1";
         let spoke = "devops.my.domain/v1beta1";
         let original = json!({

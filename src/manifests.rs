@@ -58,14 +58,10 @@ pub struct AdmissionWebhook<'a> {
     pub version: &'a str,
     pub kind: &'a str,
     pub plural: &'a str,
-    /// Whether the kind is one of the project's CRDs; a webhook for another type (a Pod)
-    /// skips [`UNWATCHED_NAMESPACES`].
+    /// Whether the kind is one of the project's CRDs; a webhook for another type (a Pod) is
+    /// kept away from the manager's objects (see [`scope_kubernetes_type`]).
     pub own: bool,
 }
-
-/// The runtime's `UNWATCHED_NAMESPACES`: the manager's namespace before kustomize names it,
-/// and kube-system.
-const UNWATCHED_NAMESPACES: [&str; 2] = [WEBHOOK_SERVICE.1, "kube-system"];
 
 impl AdmissionWebhook<'_> {
     /// The runtime's `Webhook::path`.
@@ -90,7 +86,7 @@ impl AdmissionWebhook<'_> {
     }
 
     fn to_value(&self) -> Value {
-        let mut value = json!({
+        json!({
             "admissionReviewVersions": ["v1"],
             "clientConfig": {
                 "service": {
@@ -108,24 +104,40 @@ impl AdmissionWebhook<'_> {
                 "resources": [self.plural],
             }],
             "sideEffects": "None",
-        });
-        if !self.own {
-            value["namespaceSelector"] = json!({
-                "matchExpressions": [{
-                    "key": "kubernetes.io/metadata.name",
-                    "operator": "NotIn",
-                    "values": UNWATCHED_NAMESPACES,
-                }],
-            });
-        }
-        value
+        })
+    }
+}
+
+/// The runtime's `scope_kubernetes_type`: an operator of the whole cluster leaves out its own
+/// namespace (before kustomize names it) and kube-system; one scoped to its namespace
+/// (`namespaced`) looks there only, and leaves out the manager's objects by their label.
+fn scope_kubernetes_type(webhook: &mut Value, namespaced: bool) {
+    let namespaces = |operator: &str, values: &[&str]| {
+        json!({"matchExpressions": [{
+            "key": "kubernetes.io/metadata.name",
+            "operator": operator,
+            "values": values,
+        }]})
+    };
+    if namespaced {
+        webhook["namespaceSelector"] = namespaces("In", &[WEBHOOK_SERVICE.1]);
+        webhook["objectSelector"] = json!({"matchExpressions": [{
+            "key": "control-plane",
+            "operator": "NotIn",
+            "values": ["controller-manager"],
+        }]});
+    } else {
+        webhook["namespaceSelector"] = namespaces("NotIn", &[WEBHOOK_SERVICE.1, "kube-system"]);
     }
 }
 
 /// config/webhook/manifests.yaml as the runtime's `manifests.rs` writes it: a
 /// MutatingWebhookConfiguration and a ValidatingWebhookConfiguration, webhooks sorted by name;
-/// `None` without admission webhooks.
-pub fn webhook_configurations(webhooks: &[AdmissionWebhook]) -> Result<Option<String>> {
+/// `None` without admission webhooks. `namespaced`: the operator is scoped to its namespace.
+pub fn webhook_configurations(
+    webhooks: &[AdmissionWebhook],
+    namespaced: bool,
+) -> Result<Option<String>> {
     let mut documents = Vec::new();
     for (mutating, kind, name) in [
         (
@@ -142,7 +154,13 @@ pub fn webhook_configurations(webhooks: &[AdmissionWebhook]) -> Result<Option<St
         let mut entries: Vec<Value> = webhooks
             .iter()
             .filter(|w| w.mutating == mutating)
-            .map(AdmissionWebhook::to_value)
+            .map(|w| {
+                let mut value = w.to_value();
+                if !w.own {
+                    scope_kubernetes_type(&mut value, namespaced);
+                }
+                value
+            })
             .collect();
         if entries.is_empty() {
             continue;

@@ -1412,6 +1412,14 @@ fn webhooks_for_a_built_in_type_need_no_controller_and_skip_the_managers_namespa
         "{replacements}"
     );
 
+    // Scoped to its namespace, the operator's Pod webhook looks there only.
+    rbuilder(&dir, &["edit", "--namespaced"]).success();
+    let manifests = read(&dir, "config/webhook/manifests.yaml");
+    assert!(
+        manifests.contains("operator: In\n      values:\n      - system\n  objectSelector:"),
+        "{manifests}"
+    );
+
     // A controller can come later; the entry keeps its webhooks, and a replay gives the same.
     rbuilder(
         &dir,

@@ -178,14 +178,20 @@ fn check_restricted_pods(rendered: &str) {
     }
 }
 
-/// A webhook for a Kubernetes type (a Pod) never sees kube-system or the manager's namespace,
-/// as rendered for `make deploy`: failing closed there, it could keep the manager from starting.
+/// A webhook for a Kubernetes type (a Pod) never sees the manager's objects, as rendered for
+/// `make deploy`: failing closed on them, it could keep the manager from starting. An operator
+/// of the whole cluster leaves out its namespace and kube-system; one scoped to its namespace
+/// (WATCH_NAMESPACE) looks there only, but not at the manager's objects.
 fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
     let documents = yaml_documents(rendered);
     let Some(manager) = documents.iter().find(|d| d["kind"] == "Deployment") else {
         return;
     };
     let namespace = &manager["metadata"]["namespace"];
+    let scoped = manager["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_array()
+        .is_some_and(|env| env.iter().any(|e| e["name"] == "WATCH_NAMESPACE"));
+    let pod_labels = &manager["spec"]["template"]["metadata"]["labels"];
     for doc in &documents {
         if !doc["kind"]
             .as_str()
@@ -202,12 +208,21 @@ fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
                 continue;
             }
             assert_eq!(selector["key"], "kubernetes.io/metadata.name", "{webhook}");
-            assert_eq!(selector["operator"], "NotIn", "{webhook}");
-            assert_eq!(
-                selector["values"],
-                serde_json::json!([namespace, "kube-system"]),
-                "{webhook}"
-            );
+            if scoped {
+                assert_eq!(selector["operator"], "In", "{webhook}");
+                assert_eq!(selector["values"], serde_json::json!([namespace]));
+                let objects = &webhook["objectSelector"]["matchExpressions"][0];
+                assert_eq!(objects["operator"], "NotIn", "{webhook}");
+                let key = objects["key"].as_str().expect("key");
+                assert_eq!(objects["values"], serde_json::json!([pod_labels[key]]));
+            } else {
+                assert_eq!(selector["operator"], "NotIn", "{webhook}");
+                assert_eq!(
+                    selector["values"],
+                    serde_json::json!([namespace, "kube-system"]),
+                    "{webhook}"
+                );
+            }
         }
     }
 }

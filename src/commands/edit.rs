@@ -13,6 +13,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
+use super::create_webhook::plan_webhook_configurations;
 use super::{finish, grafana};
 use crate::cli::EditArgs;
 use crate::license;
@@ -268,6 +269,8 @@ fn scope_change(
     if plan.exists(ROLE) {
         plan.update(ROLE, |role| role_with_scope(role, after.namespaced, ROLE))?;
     }
+    // What a built-in type's webhooks see follows the scope.
+    plan_webhook_configurations(plan, after)?;
     let mut next = if after.namespaced {
         "The operator now watches one namespace (WATCH_NAMESPACE, the manager's own in the \
          cluster) with Roles instead of ClusterRoles."

@@ -16,6 +16,20 @@ pub(super) fn plan_manifests(
     r: &Resource,
     conversion: bool,
 ) -> Result<()> {
+    plan_webhook_configurations(plan, project)?;
+    if conversion {
+        let file = r.crd_file();
+        plan.update(file.clone(), |crd| crd_with_conversion(crd, &file))?;
+    }
+    Ok(())
+}
+
+/// config/webhook/manifests.yaml as `make manifests` writes it from the code of `project`'s
+/// webhooks (and its scope, which decides what a built-in type's webhooks see).
+pub(in crate::commands) fn plan_webhook_configurations(
+    plan: &mut Plan,
+    project: &Project,
+) -> Result<()> {
     let entries: Vec<(&ResourceEntry, &WebhooksEntry, String, String)> = with_webhooks(project)
         .map(|(e, w)| {
             let plural = e.plural.as_ref().map_or_else(
@@ -40,16 +54,12 @@ pub(super) fn plan_manifests(
             }
         }
     }
-    if let Some(yaml) = webhook_configurations(&webhooks)? {
+    if let Some(yaml) = webhook_configurations(&webhooks, project.namespaced)? {
         if plan.exists(WEBHOOK_MANIFESTS) {
             plan.update(WEBHOOK_MANIFESTS.to_owned(), |_| Ok(yaml))?;
         } else {
             plan.create(WEBHOOK_MANIFESTS.to_owned(), yaml)?;
         }
-    }
-    if conversion {
-        let file = r.crd_file();
-        plan.update(file.clone(), |crd| crd_with_conversion(crd, &file))?;
     }
     Ok(())
 }

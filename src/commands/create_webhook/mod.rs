@@ -7,6 +7,8 @@
 //! files, `record` writes PROJECT's `webhooks:`.
 
 mod config;
+
+pub(super) use self::config::plan_webhook_configurations;
 mod record;
 mod resolve;
 

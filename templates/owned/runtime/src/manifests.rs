@@ -92,7 +92,7 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
         }
         files.push((Path::new("config/crd/bases").join(name), to_yaml(&crd)?));
     }
-    if let Some(yaml) = webhook_configurations(operator.webhooks, &own_kinds)? {
+    if let Some(yaml) = webhook_configurations(operator, &own_kinds)? {
         files.push(("config/webhook/manifests.yaml".into(), yaml));
     }
     let rules = Some(rbac::merged(operator.controllers));
@@ -149,7 +149,7 @@ fn webhook_conversion() -> Value {
 /// controller-gen writes them, in one file; `None` without admission webhooks. `own_kinds`
 /// (group, kind) are the project's CRDs.
 fn webhook_configurations(
-    webhooks: &[Webhook],
+    operator: &Operator,
     own_kinds: &[(String, String)],
 ) -> anyhow::Result<Option<String>> {
     let mut documents = Vec::new();
@@ -165,13 +165,17 @@ fn webhook_configurations(
             "validating-webhook-configuration",
         ),
     ] {
-        let mut entries: Vec<Value> = webhooks
+        let mut entries: Vec<Value> = operator
+            .webhooks
             .iter()
             .filter(|w| w.webhook_type == webhook_type)
             .map(|w| {
                 let r = (w.resource)();
-                let own = own_kinds.contains(&(r.group, r.kind));
-                admission_webhook(w, own)
+                let mut entry = admission_webhook(w);
+                if !own_kinds.contains(&(r.group, r.kind)) {
+                    scope_kubernetes_type(&mut entry, operator.scope);
+                }
+                entry
             })
             .collect();
         if entries.is_empty() {
@@ -195,19 +199,10 @@ fn webhook_configurations(
     Ok(Some(format!("{HEADER}{}", documents.join("---\n"))))
 }
 
-/// The namespaces a webhook for a type the project does not define never sees: the manager's
-/// own (named `system` until config/default's replacements give it the project's namespace)
-/// and kube-system. A webhook for every Pod, say, fails closed: while the manager is down no
-/// pod could be created anywhere, the manager's own replacement and the cluster's add-ons
-/// included, and the webhook could never come back.
-const UNWATCHED_NAMESPACES: [&str; 2] = [SERVICE.1, "kube-system"];
-
-/// One webhook of a configuration: the API server sends it its operations on its kind. A
-/// webhook for a kind the project does not define (`own` false: a Pod, a Deployment) skips
-/// [`UNWATCHED_NAMESPACES`].
-fn admission_webhook(webhook: &Webhook, own: bool) -> Value {
+/// One webhook of a configuration: the API server sends it its operations on its kind.
+fn admission_webhook(webhook: &Webhook) -> Value {
     let r = (webhook.resource)();
-    let mut value = json!({
+    json!({
         "admissionReviewVersions": ["v1"],
         "clientConfig": {
             "service": {"name": SERVICE.0, "namespace": SERVICE.1, "path": webhook.path()},
@@ -221,17 +216,37 @@ fn admission_webhook(webhook: &Webhook, own: bool) -> Value {
             "resources": [r.plural],
         }],
         "sideEffects": "None",
-    });
-    if !own {
-        value["namespaceSelector"] = json!({
-            "matchExpressions": [{
-                "key": "kubernetes.io/metadata.name",
+    })
+}
+
+/// Keeps the webhook of a type the project does not define (a Pod, a Deployment) away from the
+/// manager's own objects. Such a webhook fails closed: while the manager is down, no Pod it
+/// sees could be created, the manager's replacement included, and it would never come back.
+/// An operator of the whole cluster leaves out its own namespace (`system` until
+/// config/default's replacements name it) and kube-system (the cluster's add-ons); one scoped
+/// to its namespace looks there only, and leaves out the manager's objects by their
+/// `control-plane` label.
+fn scope_kubernetes_type(webhook: &mut Value, scope: WatchScope) {
+    let namespaces = |operator: &str, values: &[&str]| {
+        json!({"matchExpressions": [{
+            "key": "kubernetes.io/metadata.name",
+            "operator": operator,
+            "values": values,
+        }]})
+    };
+    match scope {
+        WatchScope::Cluster => {
+            webhook["namespaceSelector"] = namespaces("NotIn", &[SERVICE.1, "kube-system"]);
+        }
+        WatchScope::Namespace => {
+            webhook["namespaceSelector"] = namespaces("In", &[SERVICE.1]);
+            webhook["objectSelector"] = json!({"matchExpressions": [{
+                "key": "control-plane",
                 "operator": "NotIn",
-                "values": UNWATCHED_NAMESPACES,
-            }],
-        });
+                "values": ["controller-manager"],
+            }]});
+        }
     }
-    value
 }
 
 /// YAML with the keys of every mapping sorted, after [`HEADER`].

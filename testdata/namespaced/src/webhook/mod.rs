@@ -4,9 +4,11 @@
 
 use rbuilder_runtime::Webhook;
 
+pub mod v1;
 // +rbuilder:scaffold:webhook-modules
 
 /// Every webhook the manager serves.
 pub const WEBHOOKS: &[Webhook] = &[
+    v1::config_map::VALIDATING,
     // +rbuilder:scaffold:webhooks
 ];

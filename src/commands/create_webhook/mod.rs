@@ -1,5 +1,6 @@
 //! `rbuilder create webhook`: defaulting, validating and conversion webhooks for one of the
-//! project's kinds. The same steps as `create api`: the arguments are checked against PROJECT
+//! project's kinds, and defaulting and validating ones for a Kubernetes built-in type. The same
+//! steps as `create api`: the arguments are checked against PROJECT
 //! (the kind and its versions must exist, the webhooks must not), then the kind's webhook files
 //! are planned, registered at the markers of `src/webhook/`, and recorded in PROJECT.
 //!
@@ -7,23 +8,23 @@
 //! files, `record` writes PROJECT's `webhooks:`.
 
 mod config;
-
-pub(super) use self::config::plan_webhook_configurations;
 mod record;
 mod resolve;
+
+pub(super) use self::config::plan_webhook_configurations;
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
 
 use self::config::{plan_kustomize, plan_manifests};
-use self::record::record;
+use self::record::{add_builtin_entry, record};
 use self::resolve::{check_conflicts, check_same_fields, resolve, resource_of};
 use super::finish;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::Builtin;
-use crate::model::{Group, Kind, Plural, Version};
-use crate::project::{self, BUILTIN_DOMAIN, Project, ResourceEntry, WebhooksEntry};
+use crate::model::{Group, Kind, Version};
+use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{Plan, Templates, markers, project_context};
 
 /// The template folders `create webhook` renders from.
@@ -59,26 +60,8 @@ struct Request {
 pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, String)> {
     let mut project = Project::load(root)?;
     let request = resolve(&project, args)?;
-    // A built-in type gets webhooks whether or not the project has a controller for it; its
-    // PROJECT entry is made here if need be, as kubebuilder makes it.
-    if let Some(b) = &request.builtin
-        && project
-            .find(&request.group, &request.version, &request.kind)
-            .is_none()
-    {
-        project.resources.push(ResourceEntry {
-            api: None,
-            controller: false,
-            domain: BUILTIN_DOMAIN.to_owned(),
-            external: false,
-            group: request.group.clone(),
-            kind: request.kind.clone(),
-            path: None,
-            plural: Some(Plural::parse(b.plural)?),
-            short_names: Vec::new(),
-            version: request.version.clone(),
-            webhooks: None,
-        });
+    if let Some(b) = &request.builtin {
+        add_builtin_entry(&mut project, &request, b)?;
     }
     let Some(entry) = project
         .find(&request.group, &request.version, &request.kind)

@@ -1,7 +1,40 @@
-//! The PROJECT entry's `webhooks:`.
+//! The PROJECT entry's `webhooks:`, and a built-in type's entry.
+
+use anyhow::Result;
 
 use super::Request;
-use crate::project::{Project, WebhooksEntry};
+use crate::model::Plural;
+use crate::model::builtin::Builtin;
+use crate::project::{BUILTIN_DOMAIN, Project, ResourceEntry, WebhooksEntry};
+
+/// A built-in type gets webhooks whether or not the project has a controller for it: its
+/// PROJECT entry, without a controller, is made here if need be, as kubebuilder makes it.
+pub(super) fn add_builtin_entry(
+    project: &mut Project,
+    request: &Request,
+    b: &Builtin,
+) -> Result<()> {
+    if project
+        .find(&request.group, &request.version, &request.kind)
+        .is_some()
+    {
+        return Ok(());
+    }
+    project.resources.push(ResourceEntry {
+        api: None,
+        controller: false,
+        domain: BUILTIN_DOMAIN.to_owned(),
+        external: false,
+        group: request.group.clone(),
+        kind: request.kind.clone(),
+        path: None,
+        plural: Some(Plural::parse(b.plural)?),
+        short_names: Vec::new(),
+        version: request.version.clone(),
+        webhooks: None,
+    });
+    Ok(())
+}
 
 /// Records the webhooks in the resource's PROJECT entry, as kubebuilder does.
 pub(super) fn record(project: &mut Project, request: &Request) {

@@ -30,9 +30,9 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
         .find(|e| e.external && e.kind == kind && (e.group == group || e.api_group() == full_group))
     {
         bail!(
-            "{gvk} is another project's custom resource (its types come from {}): its webhooks \
-             are that project's to serve; rbuilder scaffolds webhooks for this project's own \
-             kinds",
+            "{gvk} is another project's custom resource (its types come from {}): rbuilder \
+             scaffolds webhooks for this project's own kinds and Kubernetes' built-in types, \
+             not for other projects' kinds",
             entry.path.as_deref().unwrap_or("its CRD")
         );
     }

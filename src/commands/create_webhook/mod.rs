@@ -19,7 +19,7 @@ use anyhow::{Result, bail};
 
 use self::config::{plan_kustomize, plan_manifests};
 use self::record::{add_builtin_entry, record};
-use self::resolve::{check_conflicts, check_same_fields, resolve, resource_of};
+use self::resolve::{check_conflicts, resolve, resource_of, same_fields};
 use super::finish;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::Builtin;
@@ -73,9 +73,6 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     check_conflicts(&project, &entry, &existing, &request, args.force)?;
 
     let resource = resource_of(&project, &entry)?;
-    if !request.spokes.is_empty() {
-        check_same_fields(&project, &entry, &request.spokes)?;
-    }
     // The kind's admission webhooks share one file: with --force it is rewritten with those it
     // had and those asked for.
     let defaulting = request.defaulting || (existing.defaulting && args.force);
@@ -121,7 +118,11 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     }
     for spoke in &request.spokes {
         let version_mod = version_module(&mut plan, &templates, &mut ctx, spoke)?;
-        ctx.insert("spoke", &serde_json::json!({ "version": spoke }));
+        let same_fields = same_fields(&project, &entry, spoke);
+        ctx.insert(
+            "spoke",
+            &serde_json::json!({ "version": spoke, "same_fields": same_fields }),
+        );
         let file = format!("src/webhook/{spoke}/{}_conversion.rs", resource.module.file);
         let text = templates.render("webhook/conversion.rs", &ctx)?;
         write(&mut plan, &file, text, args.force)?;

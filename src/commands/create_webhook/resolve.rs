@@ -217,29 +217,14 @@ pub(super) fn check_conflicts(
     Ok(())
 }
 
-/// The scaffolded conversion copies fields, so every version must have the hub's fields.
-pub(super) fn check_same_fields(
-    project: &Project,
-    hub: &ResourceEntry,
-    spokes: &[Version],
-) -> Result<()> {
+/// Whether `spoke` was scaffolded with the fields of `hub` (both with `--image`, or neither):
+/// its conversion then copies them one by one, else it converts by field names.
+pub(super) fn same_fields(project: &Project, hub: &ResourceEntry, spoke: &Version) -> bool {
     let deploy_image = |e: &ResourceEntry| project.deploy_image(e).is_some();
-    for spoke in project
+    project
         .versions_of(&hub.group, &hub.kind)
-        .filter(|e| spokes.contains(&e.version))
-    {
-        if deploy_image(spoke) != deploy_image(hub) {
-            bail!(
-                "{} {} and {} were scaffolded with different fields (one with --image), so \
-                 rbuilder cannot write their conversion; make their types alike, or write the \
-                 `From` conversions yourself",
-                hub.kind,
-                hub.version,
-                spoke.version
-            );
-        }
-    }
-    Ok(())
+        .find(|e| e.version == *spoke)
+        .is_none_or(|e| deploy_image(e) == deploy_image(hub))
 }
 
 /// The resource of `entry`, for the templates.

@@ -19,6 +19,7 @@ mod client_metrics;
 pub mod conditions;
 pub mod context;
 pub mod controller;
+pub mod conversion;
 pub mod crd;
 #[cfg(feature = "testing")]
 pub mod e2e;

@@ -9,7 +9,7 @@
 //! two. An error or a panic in those functions answers an admission error; the manager carries
 //! on.
 
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use axum::Router;
@@ -155,12 +155,13 @@ pub const fn validating<V: Validator>() -> Webhook {
 }
 
 /// The conversion between version `S` of a kind and its hub `Hub`, the version stored, with
-/// `From` both ways, as kubebuilder's hub and spokes: one registration per spoke version, all
-/// served by `/convert`, which converts between two spokes through the hub.
+/// `From` (or `TryFrom`, for a conversion that can fail) both ways, as kubebuilder's hub and
+/// spokes: one registration per spoke version, all served by `/convert`, which converts
+/// between two spokes through the hub.
 pub const fn conversion<Hub, S>() -> Webhook
 where
-    Hub: WebhookResource + From<S>,
-    S: WebhookResource + From<Hub>,
+    Hub: WebhookResource + TryFrom<S, Error: Display>,
+    S: WebhookResource + TryFrom<Hub, Error: Display>,
 {
     Webhook {
         webhook_type: WebhookType::Conversion,
@@ -372,11 +373,13 @@ fn validate_request<V: Validator>(request: AdmissionRequest<DynamicObject>) -> A
 }
 
 /// `value` read as `From` and written as `To`.
-fn convert<From: WebhookResource, To: WebhookResource + std::convert::From<From>>(
-    value: Value,
-) -> Result<Value, String> {
+fn convert<From, To>(value: Value) -> Result<Value, String>
+where
+    From: WebhookResource,
+    To: WebhookResource + TryFrom<From, Error: Display>,
+{
     let from: From = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    let to = call("conversion", || To::from(from))?;
+    let to = call("conversion", || To::try_from(from))?.map_err(|e| e.to_string())?;
     serde_json::to_value(to).map_err(|e| e.to_string())
 }
 

@@ -29,5 +29,6 @@ pub const WEBHOOKS: &[Webhook] = &[
     v1::guestbook::VALIDATING,
     v1beta1::guestbook_conversion::CONVERSION,
     v1alpha1::guestbook_conversion::CONVERSION,
+    v1alpha1::cache_conversion::CONVERSION,
     // +rbuilder:scaffold:webhooks
 ];

@@ -14,5 +14,6 @@
 
 //! The webhooks of the kinds of version v1alpha1.
 
+pub mod cache_conversion;
 pub mod guestbook_conversion;
 // +rbuilder:scaffold:kind-modules

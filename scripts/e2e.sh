@@ -21,7 +21,9 @@
 #      operator's code and manifests know nothing of it;
 #   6. a built-in type's webhooks (a Pod defaulter and a validator of deletions, as a user
 #      writes them): Pods are seen everywhere except in kube-system and the manager's
-#      namespace, so with the manager down Pods can still start there.
+#      namespace, so with the manager down Pods can still start there;
+#   7. conversion between versions with different fields (the example's kind and a plain v2):
+#      a write through v2 keeps v1's image.
 # Needs cargo, make, python3 with target/venv (`make tools`) and kubectl. Users run
 # `make test-e2e` in a generated project against a real cluster (kind, k3d, ...) instead.
 set -euo pipefail
@@ -352,4 +354,28 @@ pod manager "$system" | kubectl apply -f -
 kubectl delete -f "$work/pod-webhooks.yaml"
 kubectl -n default delete pod kept --wait=false
 pass "Pod webhooks: a Pod labelled in default, none seen in kube-system or $system, a deletion refused; with the manager down, only $system takes Pods"
+echo "== conversion between versions with different fields, by field names"
+# The example's kind gets a plain v2 (no image: a second version of an --image kind is plain),
+# converted to and from v1 through the annotation that keeps what v2 has no field for.
+cd "$work/demo-microservice"
+"$repo/target/debug/rbuilder" create api --group devops --version v2 --kind DemoMicroService >/dev/null
+"$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind DemoMicroService \
+  --conversion --spoke v2 >/dev/null
+kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
+start_manager_with_webhooks
+v1=demomicroservices.v1.devops.my.domain v2=demomicroservices.v2.devops.my.domain
+dms kept 'image: nginx:1.27' | kubectl apply -f -
+got=$(kubectl get "$v2" kept -o jsonpath='{.apiVersion} {.spec.image}')
+[ "$got" = "devops.my.domain/v2 " ] || fail "conversion by field names: v1 read as v2 gave '$got'"
+kept=$(kubectl get "$v2" kept -o jsonpath='{.metadata.annotations.devops\.my\.domain/v1-conversion-data}')
+grep -qF '"image":"nginx:1.27"' <<<"$kept" || fail "v2 does not carry v1's image in its annotation: '$kept'"
+# A write through v2, which has no image field: v1's image must survive it.
+kubectl label "$v2" kept written-as=v2
+got=$(kubectl get "$v1" kept -o jsonpath='{.spec.image} {.metadata.labels.written-as}')
+[ "$got" = "nginx:1.27 v2" ] || fail "conversion by field names: after a write as v2, v1 has '$got'"
+printf 'apiVersion: devops.my.domain/v2\nkind: DemoMicroService\nmetadata:\n  name: imageless\nspec:\n  foo: bar\n' \
+  | refused "missing field \`image\`"
+kubectl delete "$v1" kept --timeout=60s
+stop_manager
+pass "conversion by field names: a v1 DemoMicroService written through v2, which has no image, keeps its image; one made in v2 is refused for its missing image"
 echo "e2e: $passed passed, 0 failed"

@@ -117,26 +117,27 @@ pub enum CreateCommand {
         rbuilder create api --group cert-manager.io --version v1 --kind Certificate \\\n      \
         --resource=false --external-api-path cert-manager.crds.yaml")]
     Api(Box<CreateApiArgs>),
-    /// Add webhooks to one of the project's kinds: defaulting, validation, conversion between
-    /// its versions
+    /// Add webhooks to one of the project's kinds (defaulting, validation, conversion between
+    /// its versions), or to a Kubernetes built-in type (defaulting, validation)
     #[command(after_help = "Examples:\n  \
         rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
         --defaulting --programmatic-validation\n  \
         rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
-        --conversion --spoke v2")]
+        --conversion --spoke v2\n  \
+        rbuilder create webhook --group core --version v1 --kind Pod --defaulting")]
     Webhook(CreateWebhookArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct CreateWebhookArgs {
-    /// The kind's API group, without the domain
+    /// The kind's API group, without the domain (`core`, `apps`, ... for a built-in type)
     #[arg(long)]
     pub group: String,
     /// The kind's version that the webhooks are for (with --conversion: the hub, the version
     /// every other converts to and from)
     #[arg(long, default_value = "v1")]
     pub version: String,
-    /// The kind, one of the project's: DemoMicroService
+    /// The kind, one of the project's (DemoMicroService) or a built-in type (Pod)
     #[arg(long)]
     pub kind: String,
     /// A defaulting (mutating) webhook: sets what objects leave unset

@@ -109,8 +109,9 @@ impl AdmissionWebhook<'_> {
 }
 
 /// The runtime's `scope_kubernetes_type`: an operator of the whole cluster leaves out its own
-/// namespace (before kustomize names it) and kube-system; one scoped to its namespace
-/// (`namespaced`) looks there only, and leaves out the manager's objects by their label.
+/// namespace (before kustomize names it), kube-system and kube-node-lease; one scoped to its
+/// namespace (`namespaced`) looks there only, and leaves out the manager's objects by their
+/// label.
 fn scope_kubernetes_type(webhook: &mut Value, namespaced: bool) {
     let namespaces = |operator: &str, values: &[&str]| {
         json!({"matchExpressions": [{
@@ -127,7 +128,10 @@ fn scope_kubernetes_type(webhook: &mut Value, namespaced: bool) {
             "values": ["controller-manager"],
         }]});
     } else {
-        webhook["namespaceSelector"] = namespaces("NotIn", &[WEBHOOK_SERVICE.1, "kube-system"]);
+        webhook["namespaceSelector"] = namespaces(
+            "NotIn",
+            &[WEBHOOK_SERVICE.1, "kube-system", "kube-node-lease"],
+        );
     }
 }
 

@@ -180,7 +180,8 @@ fn check_restricted_pods(rendered: &str) {
 
 /// A webhook for a Kubernetes type (a Pod) never sees the manager's objects, as rendered for
 /// `make deploy`: failing closed on them, it could keep the manager from starting. An operator
-/// of the whole cluster leaves out its namespace and kube-system; one scoped to its namespace
+/// of the whole cluster leaves out its namespace, kube-system and kube-node-lease; one scoped to
+/// its namespace
 /// (WATCH_NAMESPACE) looks there only, but not at the manager's objects.
 fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
     let documents = yaml_documents(rendered);
@@ -219,7 +220,7 @@ fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
                 assert_eq!(selector["operator"], "NotIn", "{webhook}");
                 assert_eq!(
                     selector["values"],
-                    serde_json::json!([namespace, "kube-system"]),
+                    serde_json::json!([namespace, "kube-system", "kube-node-lease"]),
                     "{webhook}"
                 );
             }

@@ -10,8 +10,9 @@ const PREFIX: &str = "+rbuilder:scaffold:";
 /// Inserts `lines` just before the line holding marker `name`, each with the marker line's
 /// indentation. Lines already present anywhere in the file are skipped, so inserting twice
 /// changes nothing; a line of brackets and punctuation alone (the `),` rustfmt puts under a
-/// call too long for one line) goes with the line above it, inserted or skipped with it. A single `mod` or `use` line goes where rustfmt sorts it instead (see
-/// `insert_sorted`). `file` is only used in the error message.
+/// call too long for one line) goes with the line above it, inserted or skipped with it. A
+/// single `mod` or `use` line goes where rustfmt sorts it instead (see `insert_sorted`). `file`
+/// is only used in the error message.
 pub fn insert(content: &str, file: &str, name: &str, lines: &[String]) -> Result<String> {
     if let [line] = lines
         && !item_kind(line).is_empty()

@@ -19,7 +19,9 @@ use anyhow::{Result, bail};
 
 use self::config::{plan_kustomize, plan_manifests};
 use self::record::{add_builtin_entry, record};
-use self::resolve::{check_conflicts, resolve, resource_of, same_fields};
+use self::resolve::{
+    check_conflicts, check_storage_has_the_fields, resolve, resource_of, same_fields,
+};
 use super::finish;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::Builtin;
@@ -72,6 +74,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
     let existing = entry.webhooks.clone().unwrap_or_default();
     check_conflicts(&project, &entry, &existing, &request, args.force)?;
 
+    check_storage_has_the_fields(&project, &entry, &request.spokes)?;
     let resource = resource_of(&project, &entry)?;
     // The kind's admission webhooks share one file: with --force it is rewritten with those it
     // had and those asked for.

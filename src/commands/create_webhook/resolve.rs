@@ -40,7 +40,7 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
         .versions_of(&group, &kind)
         .any(|e| e.version == version);
     if !own && let Some(b) = builtin::find(&args.group, &args.version, &args.kind) {
-        return builtin_type(args, b, version, kind);
+        return builtin_type(project, args, b, version, kind);
     }
     let own_group = project.custom_resources().any(|e| e.group == group);
     if !own_group && builtin::is_builtin_group(&args.group) {
@@ -121,17 +121,47 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
 
 /// Webhooks for one of Kubernetes' own types, e.g. a Pod defaulter.
 fn builtin_type(
+    project: &Project,
     args: &CreateWebhookArgs,
     b: Builtin,
     version: Version,
     kind: Kind,
 ) -> Result<Request> {
+    let gvk = format!("{}/{version} {kind}", args.group);
     if args.conversion {
         bail!(
-            "{}/{version} {kind} is a Kubernetes built-in type, which the API server converts \
-             between its versions itself: --conversion is for the project's own kinds; drop it",
-            args.group
+            "{gvk} is a Kubernetes built-in type, which the API server converts between its \
+             versions itself: --conversion is for the project's own kinds; drop it"
         );
+    }
+    // A webhook file is named after the kind alone (src/webhook/<version>/<kind>.rs).
+    if let Some(other) = project
+        .custom_resources()
+        .find(|e| e.kind == kind && e.version == version)
+    {
+        bail!(
+            "{gvk}'s webhooks would be src/webhook/{version}/{}.rs, the file of this project's \
+             own {}/{version} {kind}; rbuilder cannot scaffold webhooks for both",
+            kind.module().file,
+            other.group.display_name()
+        );
+    }
+    if project.namespaced {
+        if !b.namespaced {
+            bail!(
+                "{gvk} is cluster-scoped, and this operator is scoped to one namespace (init \
+                 --namespaced): its webhook would see every {kind} of the cluster; choose a \
+                 namespaced type"
+            );
+        }
+        if MANAGER_NEEDS.contains(&b.kind) {
+            bail!(
+                "{gvk}: in an operator scoped to its namespace, a webhook for {kind}s would see \
+                 the manager's own there (as its certificate Secret, ServiceAccount, Roles, \
+                 Services and Lease), and failing closed while the manager is down it would keep \
+                 the manager from ever starting; choose another type"
+            );
+        }
     }
     Ok(Request {
         group: b.project_group()?,
@@ -143,6 +173,20 @@ fn builtin_type(
         builtin: Some(b),
     })
 }
+
+/// The built-in types the manager's own deployment is made of in its namespace, besides its
+/// Pods, ReplicaSet and Deployment (which a webhook leaves out by their label): a webhook for
+/// these in an operator scoped to that namespace would keep the manager from starting.
+const MANAGER_NEEDS: &[&str] = &[
+    "ConfigMap",
+    "Lease",
+    "NetworkPolicy",
+    "Role",
+    "RoleBinding",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+];
 
 /// Refuses webhooks that exist (without --force), and a second hub for a kind.
 pub(super) fn check_conflicts(
@@ -225,6 +269,33 @@ pub(super) fn same_fields(project: &Project, hub: &ResourceEntry, spoke: &Versio
         .versions_of(&hub.group, &hub.kind)
         .find(|e| e.version == *spoke)
         .is_none_or(|e| deploy_image(e) == deploy_image(hub))
+}
+
+/// Conversion by field names fails for an object that lacks a field the target version
+/// requires: fine for a write, which it refuses, but not for the objects stored, which could
+/// then not be read in that version. So the version stored (the kind's first) must be the one
+/// with `--image` whenever a converted version differs from another.
+pub(super) fn check_storage_has_the_fields(
+    project: &Project,
+    hub: &ResourceEntry,
+    spokes: &[Version],
+) -> Result<()> {
+    let differs = spokes.iter().any(|spoke| !same_fields(project, hub, spoke));
+    let Some(stored) = project.versions_of(&hub.group, &hub.kind).next() else {
+        return Ok(());
+    };
+    if differs && project.deploy_image(stored).is_none() {
+        bail!(
+            "{} is stored as {}, which has no image: the versions made with --image require one, \
+             so converting them by field names would leave the objects stored unreadable in \
+             those versions; rbuilder converts versions made differently only when the version \
+             stored is the one made with --image, so convert versions made alike, or write this \
+             conversion yourself",
+            hub.kind,
+            stored.version
+        );
+    }
+    Ok(())
 }
 
 /// The resource of `entry`, for the templates.

@@ -6,7 +6,9 @@
 //!
 //! A conversion webhook's `TryFrom` can call [`by_field_names`] until the versions' fields are
 //! mapped one by one; an object that lacks a field the target version requires fails to
-//! convert, with a message naming the field.
+//! convert, with a message naming the field. Each version keeps its own: between two spokes,
+//! through the hub, only what the hub has passes (what the first spoke kept comes back when
+//! the object is read in that spoke again).
 
 use kube::Resource;
 use serde::Serialize;
@@ -79,7 +81,8 @@ fn take_annotation(value: &mut Value, key: &str) -> Value {
     kept
 }
 
-/// `over` laid on `base`: objects merged key by key, anything else `over`'s unless null.
+/// `over` laid on `base`: objects merged key by key, lists of the same length item by item
+/// (what was kept of each item), anything else `over`'s unless null.
 fn merge(base: Value, over: Value) -> Value {
     match (base, over) {
         (Value::Object(mut base), Value::Object(over)) => {
@@ -89,6 +92,12 @@ fn merge(base: Value, over: Value) -> Value {
             }
             Value::Object(base)
         }
+        (Value::Array(base), Value::Array(over)) if base.len() == over.len() => Value::Array(
+            base.into_iter()
+                .zip(over)
+                .map(|(base, over)| merge(base, over))
+                .collect(),
+        ),
         (base, Value::Null) => base,
         (_, over) => over,
     }
@@ -232,6 +241,16 @@ mod tests {
         // v2's own field rides on the v1 object, and comes back.
         let v2: v2::Widget = by_field_names(v1).expect("to v2 again");
         assert_eq!(v2.spec.colour.as_deref(), Some("blue"));
+    }
+
+    #[test]
+    fn what_the_items_of_a_list_lose_comes_back_item_by_item() {
+        let kept = json!({"items": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}]});
+        let changed = json!({"items": [{"name": "a"}, {"name": "c"}]});
+        assert_eq!(
+            merge(kept, changed),
+            json!({"items": [{"name": "a", "image": "x:1"}, {"name": "c", "image": "y:2"}]})
+        );
     }
 
     #[test]

@@ -223,7 +223,8 @@ fn admission_webhook(webhook: &Webhook) -> Value {
 /// manager's own objects. Such a webhook fails closed: while the manager is down, no Pod it
 /// sees could be created, the manager's replacement included, and it would never come back.
 /// An operator of the whole cluster leaves out its own namespace (`system` until
-/// config/default's replacements name it) and kube-system (the cluster's add-ons); one scoped
+/// config/default's replacements name it), kube-system (the cluster's add-ons) and
+/// kube-node-lease (the nodes' heartbeats, whose loss makes nodes NotReady); one scoped
 /// to its namespace looks there only, and leaves out the manager's objects by their
 /// `control-plane` label.
 fn scope_kubernetes_type(webhook: &mut Value, scope: WatchScope) {
@@ -236,7 +237,8 @@ fn scope_kubernetes_type(webhook: &mut Value, scope: WatchScope) {
     };
     match scope {
         WatchScope::Cluster => {
-            webhook["namespaceSelector"] = namespaces("NotIn", &[SERVICE.1, "kube-system"]);
+            webhook["namespaceSelector"] =
+                namespaces("NotIn", &[SERVICE.1, "kube-system", "kube-node-lease"]);
         }
         WatchScope::Namespace => {
             webhook["namespaceSelector"] = namespaces("In", &[SERVICE.1]);

@@ -2,8 +2,8 @@
 //! (:9443) with a `/mutate-<group>-<version>-<kind>` path per defaulting webhook, a
 //! `/validate-...` path per validating webhook, and `/convert` for kinds with several versions.
 //!
-//! The project implements [`Defaulter`] and [`Validator`] for a kind, and `From` between the
-//! kind's versions, and lists their registrations ([`defaulting`], [`validating`],
+//! The project implements [`Defaulter`] and [`Validator`] for a kind, and `From` (or `TryFrom`)
+//! between the kind's versions, and lists their registrations ([`defaulting`], [`validating`],
 //! [`conversion`]) in its `Operator`. The runtime turns AdmissionReviews into typed objects and
 //! back: a defaulter changes the object, and the runtime answers the JSON patch between the
 //! two. An error or a panic in those functions answers an admission error; the manager carries
@@ -106,7 +106,8 @@ pub enum WebhookType {
 /// What the manager and the `manifests` binary need to know about one webhook.
 pub struct Webhook {
     pub webhook_type: WebhookType,
-    /// The kind and version it is for; for a conversion, the hub (the version stored).
+    /// The kind and version it is for; for a conversion, the hub (the version every other
+    /// converts through, not necessarily the one stored).
     pub resource: fn() -> ApiResource,
     /// The operations the API server sends an admission webhook (none for a conversion).
     pub operations: &'static [&'static str],
@@ -119,7 +120,7 @@ enum Handler {
     Conversion(Spoke),
 }
 
-/// One version of a kind, converted to and from its hub with `From` both ways.
+/// One version of a kind, converted to and from its hub with `From` or `TryFrom` both ways.
 #[derive(Clone, Copy)]
 struct Spoke {
     resource: fn() -> ApiResource,
@@ -154,10 +155,10 @@ pub const fn validating<V: Validator>() -> Webhook {
     }
 }
 
-/// The conversion between version `S` of a kind and its hub `Hub`, the version stored, with
-/// `From` (or `TryFrom`, for a conversion that can fail) both ways, as kubebuilder's hub and
-/// spokes: one registration per spoke version, all served by `/convert`, which converts
-/// between two spokes through the hub.
+/// The conversion between version `S` of a kind and its hub `Hub`, the version every other
+/// converts through, with `From` (or `TryFrom`, for a conversion that can fail) both ways, as
+/// kubebuilder's hub and spokes: one registration per spoke version, all served by `/convert`,
+/// which converts between two spokes through the hub.
 pub const fn conversion<Hub, S>() -> Webhook
 where
     Hub: WebhookResource + TryFrom<S, Error: Display>,
@@ -232,8 +233,8 @@ pub fn router(webhooks: &'static [Webhook]) -> Router {
 }
 
 impl Webhook {
-    /// Answers the AdmissionReview (or, for a conversion webhook, the ConversionReview of its
-    /// kind) in `body`, as the server does: for the project's tests.
+    /// Answers the AdmissionReview (or, for a conversion webhook, the ConversionReview between
+    /// its spoke and the hub) in `body`, as the server does: for the project's tests.
     pub fn answer(&self, body: &[u8]) -> Value {
         match self.handler {
             Handler::Admission(handle) => admission(handle, body),

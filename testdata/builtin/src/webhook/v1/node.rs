@@ -16,10 +16,11 @@
 //! - defaulting sets what a new or changed object leaves unset.
 //!
 //! The API server calls them before it stores an object; `make manifests` writes their
-//! configuration. A built-in type's webhooks see its objects wherever the operator
-//! works, except the manager's own and kube-system's (a webhook that fails closed on those
-//! could keep the manager from ever starting again): keep them fast, and change or refuse
-//! only what you must.
+//! configuration.
+//!
+//! Node is cluster-scoped: these webhooks see every one in the cluster, and
+//! while the manager is down none can be created or changed. Keep them fast, and change or
+//! refuse only what you must.
 
 use k8s_openapi::api::core::v1::Node;
 use rbuilder_runtime::webhook::{self, Defaulter, Denied, Webhook};

@@ -17,10 +17,12 @@
 //! - validation checks what Kubernetes does not.
 //!
 //! The API server calls them before it stores an object; `make manifests` writes their
-//! configuration. A built-in type's webhooks see its objects wherever the operator
-//! works, except the manager's own and kube-system's (a webhook that fails closed on those
-//! could keep the manager from ever starting again): keep them fast, and change or refuse
-//! only what you must.
+//! configuration.
+//!
+//! A built-in type's webhooks see its objects wherever the operator works, except the
+//! manager's own and those of kube-system and kube-node-lease (a webhook that fails closed on
+//! those could keep the manager, or the cluster, from working while the manager is down):
+//! keep them fast, and change or refuse only what you must.
 
 use k8s_openapi::api::core::v1::Pod;
 use rbuilder_runtime::webhook::{self, Defaulter, Denied, Validator, Warnings, Webhook};

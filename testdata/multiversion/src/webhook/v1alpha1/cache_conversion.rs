@@ -14,13 +14,15 @@
 
 //! Conversion of Cache between v1alpha1 and the hub, v1.
 //!
-//! The API server stores the hub and serves v1alpha1 by calling the conversion webhook,
-//! which converts with `TryFrom` both ways, as kubebuilder's hub and spokes (a conversion
-//! between two spokes goes through the hub). The two versions were scaffolded with different
-//! fields (one with `--image`), so they convert by field names: what both have is copied, and
-//! what one has no field for rides along in an annotation, so that a round trip keeps every
-//! field. An object made in one version converts to the other only if it has every field the
-//! other requires: map the fields one by one here to do better.
+//! The API server serves v1alpha1 from the version it stores by calling the conversion
+//! webhook, which converts through the hub (v1) as kubebuilder's hub and spokes do: a
+//! conversion between two spokes goes through the hub.
+//!
+//! The two versions were scaffolded with different fields (one with `--image`), so `TryFrom`
+//! converts them by field names: what both have is copied, and what one has no field for rides
+//! along in an annotation, so that a round trip keeps every field. An object made in one
+//! version converts to the other only if it has every field the other requires: map the
+//! fields one by one here to do better.
 
 use rbuilder_runtime::conversion::by_field_names;
 use rbuilder_runtime::webhook::{self, Webhook};

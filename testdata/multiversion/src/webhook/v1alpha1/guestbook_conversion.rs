@@ -14,11 +14,12 @@
 
 //! Conversion of Guestbook between v1alpha1 and the hub, v1.
 //!
-//! The API server stores the hub and serves v1alpha1 by calling the conversion webhook,
-//! which converts with `From` both ways, as kubebuilder's hub and spokes (a conversion between
-//! two spokes goes through the hub). The scaffolded versions have the same fields, so each
-//! field is copied; when a version's fields change, convert them here so that a round trip
-//! keeps every field.
+//! The API server serves v1alpha1 from the version it stores by calling the conversion
+//! webhook, which converts through the hub (v1) as kubebuilder's hub and spokes do: a
+//! conversion between two spokes goes through the hub.
+//!
+//! The scaffolded versions have the same fields, so `From` copies each field both ways; when a
+//! version's fields change, convert them here so that a round trip keeps every field.
 
 use rbuilder_runtime::webhook::{self, Webhook};
 

@@ -1,4 +1,4 @@
 //! The webhooks of the kinds of version v1.
 
-pub mod config_map;
+pub mod pod;
 // +rbuilder:scaffold:kind-modules

@@ -135,13 +135,34 @@ fn scope_kubernetes_type(webhook: &mut Value, namespaced: bool) {
     }
 }
 
+/// The operations of each webhook of a webhook configurations file, by name.
+fn operations_by_name(yaml: &str) -> BTreeMap<String, Value> {
+    let documents: Vec<Value> = serde_saphyr::from_multiple(yaml).unwrap_or_default();
+    documents
+        .iter()
+        .filter_map(|doc| doc["webhooks"].as_array())
+        .flatten()
+        .filter_map(|w| {
+            let name = w["name"].as_str()?;
+            let operations = &w["rules"][0]["operations"];
+            operations
+                .is_array()
+                .then(|| (name.to_owned(), operations.clone()))
+        })
+        .collect()
+}
+
 /// config/webhook/manifests.yaml as the runtime's `manifests.rs` writes it: a
 /// MutatingWebhookConfiguration and a ValidatingWebhookConfiguration, webhooks sorted by name;
 /// `None` without admission webhooks. `namespaced`: the operator is scoped to its namespace.
+/// `previous` is the file as it is: a webhook in it keeps its operations, which only the code
+/// decides (a validator with `VALIDATE_DELETE` is sent deletions too).
 pub fn webhook_configurations(
     webhooks: &[AdmissionWebhook],
     namespaced: bool,
+    previous: Option<&str>,
 ) -> Result<Option<String>> {
+    let operations = previous.map(operations_by_name).unwrap_or_default();
     let mut documents = Vec::new();
     for (mutating, kind, name) in [
         (
@@ -162,6 +183,9 @@ pub fn webhook_configurations(
                 let mut value = w.to_value();
                 if !w.own {
                     scope_kubernetes_type(&mut value, namespaced);
+                }
+                if let Some(kept) = operations.get(&w.name()) {
+                    value["rules"][0]["operations"] = kept.clone();
                 }
                 value
             })

@@ -1439,6 +1439,27 @@ fn webhooks_for_a_built_in_type_need_no_controller_and_skip_the_managers_namespa
 }
 
 #[test]
+fn a_validator_that_asks_for_deletions_keeps_them_when_another_webhook_is_added() {
+    let (_tmp, dir) = initialized("example");
+    rbuilder(&dir, DEMO).success();
+    rbuilder(&dir, &webhook_args("v1", &["--programmatic-validation"])).success();
+    // What `make manifests` writes once the validator sets `VALIDATE_DELETE`.
+    let file = dir.join("config/webhook/manifests.yaml");
+    let with_delete = read(&dir, "config/webhook/manifests.yaml")
+        .replace("    - UPDATE\n", "    - UPDATE\n    - DELETE\n");
+    fs::write(&file, &with_delete).expect("write");
+    let pod = ["--group", "core", "--version", "v1", "--kind", "Pod"];
+    rbuilder(
+        &dir,
+        &[&["create", "webhook"][..], &pod, &["--defaulting"]].concat(),
+    )
+    .success();
+    let manifests = read(&dir, "config/webhook/manifests.yaml");
+    assert!(manifests.contains("path: /mutate--v1-pod"), "{manifests}");
+    assert_eq!(manifests.matches("- DELETE").count(), 1, "{manifests}");
+}
+
+#[test]
 fn create_webhook_in_a_project_made_before_webhooks_says_what_to_add() {
     let (_tmp, dir) = initialized("example");
     rbuilder(&dir, DEMO).success();

@@ -54,12 +54,13 @@ pub(in crate::commands) fn plan_webhook_configurations(
             }
         }
     }
-    if let Some(yaml) = webhook_configurations(&webhooks, project.namespaced)? {
-        if plan.exists(WEBHOOK_MANIFESTS) {
-            plan.update(WEBHOOK_MANIFESTS.to_owned(), |_| Ok(yaml))?;
-        } else {
-            plan.create(WEBHOOK_MANIFESTS.to_owned(), yaml)?;
-        }
+    if plan.exists(WEBHOOK_MANIFESTS) {
+        plan.update(WEBHOOK_MANIFESTS.to_owned(), |previous| {
+            let yaml = webhook_configurations(&webhooks, project.namespaced, Some(previous))?;
+            Ok(yaml.unwrap_or_else(|| previous.to_owned()))
+        })?;
+    } else if let Some(yaml) = webhook_configurations(&webhooks, project.namespaced, None)? {
+        plan.create(WEBHOOK_MANIFESTS.to_owned(), yaml)?;
     }
     Ok(())
 }

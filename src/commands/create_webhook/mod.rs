@@ -151,29 +151,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         },
     );
     record(&mut project, &request);
-    // Every registration in one order, PROJECT's, whatever order the webhooks were created
-    // in, so that a project replayed from PROJECT by `alpha generate` lists them as the
-    // original does. A registration the user deleted stays deleted.
-    let order: Vec<String> = project
-        .resources
-        .iter()
-        .filter_map(|e| e.webhooks.as_ref().map(|w| registrations(e, w)))
-        .flatten()
-        .collect();
-    plan.update(WEBHOOK_MOD.to_owned(), |content| {
-        let listed = |name: &str| content.lines().any(|l| l.trim() == format!("{name},"));
-        let all: Vec<&String> = order
-            .iter()
-            .filter(|name| added.contains(name) || listed(name))
-            .collect();
-        let kept: String = content
-            .lines()
-            .filter(|l| !all.iter().any(|name| l.trim() == format!("{name},")))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let lines: Vec<String> = all.iter().map(|name| format!("{name},")).collect();
-        markers::insert(&kept, WEBHOOK_MOD, "webhooks", &lines)
-    })?;
+    list_registrations(&mut plan, &project, &added)?;
 
     plan.update(project::FILE, |_| project.to_yaml())?;
     plan_manifests(&mut plan, &project, &resource, conversion)?;
@@ -220,6 +198,34 @@ fn registrations(entry: &ResourceEntry, w: &WebhooksEntry) -> Vec<String> {
         names.push(format!("{spoke}::{}_conversion::CONVERSION", module.file));
     }
     names
+}
+
+/// Lists every registration in `src/webhook/mod.rs` in one order, PROJECT's, whatever order
+/// the webhooks were created in, so that a project replayed from PROJECT by `alpha generate`
+/// lists them as the original does. A registration the user deleted stays deleted, unless this
+/// command `added` it.
+fn list_registrations(plan: &mut Plan, project: &Project, added: &[String]) -> Result<()> {
+    let order: Vec<String> = project
+        .resources
+        .iter()
+        .filter_map(|e| e.webhooks.as_ref().map(|w| registrations(e, w)))
+        .flatten()
+        .collect();
+    plan.update(WEBHOOK_MOD.to_owned(), |content| {
+        let line = |name: &str| format!("{name},");
+        let listed = |name: &str| content.lines().any(|l| l.trim() == line(name));
+        let all: Vec<&String> = order
+            .iter()
+            .filter(|name| added.contains(name) || listed(name))
+            .collect();
+        let kept: String = content
+            .lines()
+            .filter(|l| !all.iter().any(|name| l.trim() == line(name)))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let lines: Vec<String> = all.iter().map(|name| line(name)).collect();
+        markers::insert(&kept, WEBHOOK_MOD, "webhooks", &lines)
+    })
 }
 
 /// The module of `version`'s webhooks, `src/webhook/<version>/mod.rs`: made, and listed in

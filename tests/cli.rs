@@ -723,6 +723,23 @@ fn owned_files_say_so_and_user_files_do_not() {
 }
 
 #[test]
+fn update_says_how_to_move_conversions_written_for_the_old_runtime() {
+    let (_tmp, dir) = demo_project();
+    // A conversion as rbuilder wrote it before spokes had files of their own.
+    let old = "src/webhook/v1/demo_micro_service_conversion.rs";
+    fs::create_dir_all(dir.join("src/webhook/v1")).unwrap();
+    fs::write(
+        dir.join(old),
+        "pub const CONVERSION: Webhook =\n    \
+         webhook::conversion::<Hub>(&[webhook::spoke::<Hub, V2>()]);\n",
+    )
+    .unwrap();
+    rbuilder(&dir, &["update"])
+        .success()
+        .stdout(contains(format!("Move the `From`s of {old} there")));
+}
+
+#[test]
 fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_files() {
     let (_tmp, dir) = demo_project();
     let pristine = snapshot(&dir);

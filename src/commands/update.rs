@@ -96,7 +96,30 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
             differing.join("\n  ")
         )),
     }
+    let old_conversions = old_conversion_files(root)?;
+    if !old_conversions.is_empty() {
+        next.push_str(&format!(
+            "\nThe runtime's conversion webhooks are now one per spoke: \
+             `webhook::conversion::<Hub, Spoke>()` in src/webhook/<spoke>/<kind>_conversion.rs, \
+             and `webhook::spoke` is gone. Move the `From`s of {} there, one file per spoke \
+             (alpha generate writes them), and list each spoke's CONVERSION in \
+             src/webhook/mod.rs.",
+            old_conversions.join(", ")
+        ));
+    }
     finish(plan, args.dry_run, &next)
+}
+
+/// The user's conversion files written for the runtime's conversion API of rbuilder 0.1.0
+/// before spokes had files of their own (one registration listing every spoke).
+fn old_conversion_files(root: &Path) -> Result<Vec<String>> {
+    let mut files = Vec::new();
+    walk(root, &root.join("src/webhook"), &mut files)?;
+    files.retain(|path| {
+        std::fs::read_to_string(root.join(path)).is_ok_and(|t| t.contains("webhook::spoke::<"))
+    });
+    files.sort();
+    Ok(files)
 }
 
 /// The files under the project that carry rbuilder's ownership header.

@@ -740,6 +740,16 @@ fn update_says_how_to_move_conversions_written_for_the_old_runtime() {
 }
 
 #[test]
+fn update_says_what_a_project_made_before_webhooks_lacks() {
+    let (_tmp, dir) = demo_project();
+    let lib = read(&dir, "src/lib.rs").replace("    webhooks: webhook::WEBHOOKS,\n", "");
+    fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    rbuilder(&dir, &["update"])
+        .success()
+        .stdout(contains("add `webhooks: webhook::WEBHOOKS,` to OPERATOR"));
+}
+
+#[test]
 fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_files() {
     let (_tmp, dir) = demo_project();
     let pristine = snapshot(&dir);

@@ -96,9 +96,26 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
             differing.join("\n  ")
         )),
     }
+    next.push_str(&ported_by_hand(root)?);
+    finish(plan, args.dry_run, &next)
+}
+
+/// What the user must port by hand where the runtime's API changed since the project was made:
+/// the files that still use the former API, and how.
+fn ported_by_hand(root: &Path) -> Result<String> {
+    let mut hints = String::new();
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap_or_default();
+    if lib.contains("Operator {") && !lib.contains("webhooks:") {
+        hints.push_str(
+            "\nThe runtime's `Operator` has a `webhooks` field since rbuilder made this \
+             project: add `webhooks: webhook::WEBHOOKS,` to OPERATOR and `pub mod webhook;` to \
+             src/lib.rs, with src/webhook/mod.rs as alpha generate writes it (`rbuilder create \
+             webhook` adds the webhooks to it).",
+        );
+    }
     let old_conversions = old_conversion_files(root)?;
     if !old_conversions.is_empty() {
-        next.push_str(&format!(
+        hints.push_str(&format!(
             "\nThe runtime's conversion webhooks are now one per spoke: \
              `webhook::conversion::<Hub, Spoke>()` in src/webhook/<spoke>/<kind>_conversion.rs, \
              and `webhook::spoke` is gone. Move the `From`s of {} there, one file per spoke \
@@ -107,7 +124,7 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
             old_conversions.join(", ")
         ));
     }
-    finish(plan, args.dry_run, &next)
+    Ok(hints)
 }
 
 /// The user's conversion files written for the runtime's conversion API of rbuilder 0.1.0

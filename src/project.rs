@@ -197,6 +197,15 @@ impl ResourceEntry {
         self.api.is_none()
     }
 
+    /// The resource's plural: as recorded, or as kubebuilder derives it from the kind (entries
+    /// written before plurals were recorded have none).
+    pub fn plural_or_derived(&self) -> Result<Plural> {
+        match &self.plural {
+            Some(plural) => Ok(plural.clone()),
+            None => Plural::of(&self.kind),
+        }
+    }
+
     /// Whether `create api` made this entry: a built-in type without a controller has only
     /// webhooks, which `create webhook` records.
     pub fn made_by_create_api(&self) -> bool {

@@ -218,10 +218,7 @@ fn scope_change(
         files.push((path.to_owned(), old, new));
     }
     for r in after.custom_resources().filter(|r| r.namespaced()) {
-        let plural = match &r.plural {
-            Some(plural) => plural.to_string(),
-            None => crate::model::Plural::of(&r.kind)?.to_string(),
-        };
+        let plural = r.plural_or_derived()?.to_string();
         let resource = json!({
             "kind": r.kind,
             "plural": plural,

@@ -6,7 +6,7 @@
 use anyhow::Result;
 
 use crate::manifests::role_with_rules;
-use crate::model::{Plural, Resource, builtin};
+use crate::model::{Resource, builtin};
 use crate::project::{Project, ResourceEntry};
 use crate::scaffold::{Plan, Templates};
 
@@ -57,10 +57,7 @@ fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates)
             _ if project.deploy_image(e).is_some() => ("deploy_image", full_group),
             _ => ("plain", full_group),
         };
-    let plural = match &e.plural {
-        Some(plural) => plural.clone(),
-        None => Plural::of(&e.kind)?,
-    };
+    let plural = e.plural_or_derived()?;
     let mut ctx = tera::Context::new();
     ctx.insert(
         "resource",

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::WEBHOOK_MANIFESTS;
 use crate::manifests::{AdmissionWebhook, crd_with_conversion, webhook_configurations};
-use crate::model::{Plural, Resource};
+use crate::model::Resource;
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{Plan, Templates};
 
@@ -31,13 +31,7 @@ pub(in crate::commands) fn plan_webhook_configurations(
     project: &Project,
 ) -> Result<()> {
     let entries: Vec<(&ResourceEntry, &WebhooksEntry, String, String)> = with_webhooks(project)
-        .map(|(e, w)| {
-            let plural = e.plural.as_ref().map_or_else(
-                || Plural::of(&e.kind).map(|p| p.to_string()),
-                |p| Ok(p.to_string()),
-            );
-            plural.map(|plural| (e, w, e.api_group(), plural))
-        })
+        .map(|(e, w)| Ok((e, w, e.api_group(), e.plural_or_derived()?.to_string())))
         .collect::<Result<_>>()?;
     let mut webhooks = Vec::new();
     for (entry, w, api_group, plural) in &entries {
@@ -117,10 +111,7 @@ pub(super) fn plan_kustomize(
     let mut crds = Vec::new();
     for e in project.custom_resources() {
         if e.webhooks.as_ref().is_some_and(|w| w.conversion) {
-            let plural = match &e.plural {
-                Some(p) => p.clone(),
-                None => Plural::of(&e.kind)?,
-            };
+            let plural = e.plural_or_derived()?;
             crds.push(format!("{plural}.{}.{}", e.group, project.domain));
         }
     }

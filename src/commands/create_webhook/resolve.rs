@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use super::Request;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::{self, Builtin};
-use crate::model::{CustomSpec, DeployImage, Flavor, Group, Kind, Plural, Resource, Version};
+use crate::model::{CustomSpec, DeployImage, Flavor, Group, Kind, Resource, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
 /// Checks the arguments, and that the kind (and its spokes) are the project's.
@@ -322,10 +322,7 @@ pub(super) fn resource_of(project: &Project, entry: &ResourceEntry) -> Result<Re
         }),
         None => Flavor::Plain,
     };
-    let plural = match &entry.plural {
-        Some(p) => p.clone(),
-        None => Plural::of(&entry.kind)?,
-    };
+    let plural = entry.plural_or_derived()?;
     let spec = CustomSpec {
         group: entry.group.clone(),
         version: entry.version.clone(),

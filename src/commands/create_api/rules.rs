@@ -6,7 +6,7 @@
 use anyhow::Result;
 
 use crate::manifests::role_with_rules;
-use crate::model::{Resource, builtin};
+use crate::model::Resource;
 use crate::project::{Project, ResourceEntry};
 use crate::scaffold::{Plan, Templates};
 
@@ -49,14 +49,15 @@ pub fn grant(
 
 /// The RBAC rules rbuilder scaffolded for the controller of a PROJECT entry.
 fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates) -> Result<String> {
-    let full_group = e.api_group();
-    let (flavor, api_group) =
-        match builtin::find(e.group.display_name(), e.version.as_ref(), e.kind.as_str()) {
-            _ if e.external => ("builtin", e.api_group()),
-            Some(b) if e.is_builtin() => ("builtin", b.api_group.to_owned()),
-            _ if project.deploy_image(e).is_some() => ("deploy_image", full_group),
-            _ => ("plain", full_group),
-        };
+    // A type without a CRD here (built-in or external) gets the rules of the builtin flavor.
+    let flavor = if e.is_builtin() {
+        "builtin"
+    } else if project.deploy_image(e).is_some() {
+        "deploy_image"
+    } else {
+        "plain"
+    };
+    let api_group = e.api_group();
     let plural = e.plural_or_derived()?;
     let mut ctx = tera::Context::new();
     ctx.insert(

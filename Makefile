@@ -13,7 +13,7 @@ help: ## Show this help
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 test: tools ## Run every test: unit, CLI, generated projects, the emulator, and end to end against it
-	cargo test -- --include-ignored
+	cargo test --workspace --all-features -- --include-ignored
 	$(MAKE) emulator-test e2e
 
 emulator-test: tools ## Only the API emulator's own tests (pytest, a few seconds)
@@ -33,7 +33,7 @@ $(VENV)/.installed: emulator/requirements.txt Makefile
 
 lint: ## rustfmt and clippy, as CI runs them
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 bench: ## Print scaffolding times (needs hyperfine)
 	bench/scaffold.sh

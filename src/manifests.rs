@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn the_header_is_the_runtimes() {
-        let runtime = include_str!("../templates/owned/runtime/src/manifests.rs");
+        let runtime = include_str!("../runtime/src/manifests.rs");
         let quoted = format!("{:?}", GENERATED_HEADER);
         assert!(
             runtime.contains(&quoted),

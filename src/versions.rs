@@ -1,6 +1,8 @@
 //! The versions of what generated projects build against: one place, read by the
-//! templates (Cargo.toml, Dockerfile, CI) and by `rbuilder version`. Checked together on
-//! 2026-11; bump them together, then run the generated-project tests.
+//! templates (Cargo.toml, Dockerfile, CI) and by `rbuilder version`. The crates' versions are
+//! those of the runtime's manifest, `runtime/Cargo.toml` (read by build.rs), which rbuilder's
+//! own `cargo test` builds and tests against: bump them there, then run the generated-project
+//! tests.
 
 use serde::Serialize;
 
@@ -15,14 +17,32 @@ pub struct Versions {
     pub serde_saphyr: &'static str,
     /// The Rust toolchain image the generated Dockerfile builds with.
     pub rust: &'static str,
+    /// The envtest release (kube-apiserver, etcd, kubectl, published by controller-tools) that
+    /// a generated project's `make setup-envtest` downloads: the newest of `kubernetes`.
+    pub envtest: &'static str,
 }
 
 pub const VERSIONS: Versions = Versions {
-    kube: "5.0",
-    k8s_openapi: "0.29",
-    k8s_openapi_feature: "v1_37",
-    kubernetes: "1.37",
-    schemars: "1",
-    serde_saphyr: "2.2",
+    kube: env!("RUNTIME_KUBE"),
+    k8s_openapi: env!("RUNTIME_K8S_OPENAPI"),
+    k8s_openapi_feature: env!("RUNTIME_K8S_OPENAPI_FEATURE"),
+    kubernetes: env!("RUNTIME_KUBERNETES"),
+    schemars: env!("RUNTIME_SCHEMARS"),
+    serde_saphyr: env!("RUNTIME_SERDE_SAPHYR"),
     rust: "1.95",
+    envtest: "1.37.0",
 };
+
+#[cfg(test)]
+mod tests {
+    /// The runtime written into a project carries the version of the rbuilder that wrote it.
+    #[test]
+    fn the_runtime_is_versioned_with_rbuilder() {
+        let manifest = include_str!("../runtime/Cargo.toml");
+        let version = format!("\nversion = \"{}\"\n", env!("CARGO_PKG_VERSION"));
+        assert!(
+            manifest.contains(&version),
+            "runtime/Cargo.toml lacks {version:?}"
+        );
+    }
+}

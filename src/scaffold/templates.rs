@@ -1,6 +1,7 @@
 //! The templates: files under `templates/`, embedded in the binary so rbuilder needs nothing
-//! from disk at run time. A `.tera` file is rendered with Tera; any other file (the runtime's
-//! Rust sources, which are the same in every project) is copied as it is.
+//! from disk at run time. A `.tera` file is rendered with Tera; any other file is copied as it
+//! is. The operator runtime, a crate of rbuilder's workspace (`runtime/`), is embedded too, as
+//! if it were under `templates/owned/runtime/`: every project gets its files byte for byte.
 
 use std::cell::RefCell;
 
@@ -9,6 +10,10 @@ use include_dir::{Dir, include_dir};
 use tera::{Context, Tera};
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
+static RUNTIME: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/runtime");
+
+/// Where the runtime's files are found among the templates.
+const RUNTIME_PREFIX: &str = "owned/runtime/";
 
 /// Renders the embedded templates by their path under `templates/`, without `.tera`.
 pub struct Templates {
@@ -28,7 +33,7 @@ impl Templates {
     /// import).
     pub fn load(prefixes: &[&str]) -> Result<Self> {
         let (mut sources, mut raw) = (Vec::new(), Vec::new());
-        collect(&TEMPLATES, &mut sources, &mut raw);
+        collect_all(&mut sources, &mut raw);
         let wanted = |name: &str| prefixes.iter().any(|p| name.starts_with(p));
         let shared: Vec<(String, &str)> = sources
             .iter()
@@ -91,24 +96,35 @@ fn internal(e: tera::Error) -> anyhow::Error {
     )
 }
 
-/// The files under `dir`: `.tera` templates (named without the suffix) and the others.
+/// Every template: those of `templates/`, and the runtime's files as raw ones.
+fn collect_all(tera: &mut Vec<(String, &'static str)>, raw: &mut Vec<(String, &'static str)>) {
+    collect(&TEMPLATES, "", tera, raw);
+    let mut runtime = Vec::new();
+    collect(&RUNTIME, RUNTIME_PREFIX, &mut runtime, raw);
+    // A `.tera` file there would be written without being rendered.
+    debug_assert!(runtime.is_empty(), "runtime/ holds no templates");
+}
+
+/// The files under `dir`, named `prefix` + their path: `.tera` templates (named without the
+/// suffix) and the others.
 fn collect(
     dir: &'static Dir<'static>,
+    prefix: &str,
     tera: &mut Vec<(String, &'static str)>,
     raw: &mut Vec<(String, &'static str)>,
 ) {
     for file in dir.files() {
-        let path = file.path().to_string_lossy();
+        let path = format!("{prefix}{}", file.path().to_string_lossy());
         let Some(text) = file.contents_utf8() else {
             continue;
         };
         match path.strip_suffix(".tera") {
             Some(name) => tera.push((name.to_owned(), text)),
-            None => raw.push((path.into_owned(), text)),
+            None => raw.push((path, text)),
         }
     }
     for sub in dir.dirs() {
-        collect(sub, tera, raw);
+        collect(sub, prefix, tera, raw);
     }
 }
 
@@ -133,7 +149,7 @@ mod tests {
     #[test]
     fn every_template_parses() {
         let (mut sources, mut raw) = (Vec::new(), Vec::new());
-        collect(&TEMPLATES, &mut sources, &mut raw);
+        collect_all(&mut sources, &mut raw);
         let mut tera = Tera::default();
         if let Err(e) = tera.add_raw_templates(sources) {
             panic!("{}", error_chain(&e));

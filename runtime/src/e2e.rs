@@ -581,7 +581,7 @@ fn free_local_address() -> SocketAddr {
 /// The body of `GET http://<address><path>`, which must answer 200. HTTP/1.0 on a plain
 /// socket: the server closes the connection after the response and sends no chunks, so the
 /// tests need no HTTP client crate.
-async fn http_get(address: SocketAddr, path: &str) -> Result<String, String> {
+pub(crate) async fn http_get(address: SocketAddr, path: &str) -> Result<String, String> {
     let request = format!("GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n");
     let response = tokio::task::spawn_blocking(move || {
         let mut stream = TcpStream::connect_timeout(&address, HTTP_TIMEOUT)?;

@@ -10,8 +10,8 @@
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
 //! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
-//! - `testing` and `e2e` (feature `testing`): a mocked API server for unit tests, and the harness
-//!   of the end-to-end tests.
+//! - `testing`, `envtest` and `e2e` (feature `testing`): a mocked API server for unit tests, a
+//!   real API server for integration tests, and the harness of the end-to-end tests.
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
@@ -23,6 +23,8 @@ pub mod conversion;
 pub mod crd;
 #[cfg(feature = "testing")]
 pub mod e2e;
+#[cfg(feature = "testing")]
+pub mod envtest;
 mod errors;
 mod events;
 mod leader_election;

@@ -79,20 +79,24 @@ fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode
 /// Every generated file: its path from the project root and its content.
 pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> {
     let mut files = Vec::new();
-    let crds = (operator.crds)().context("cannot merge the CRD versions")?;
-    let own_kinds: Vec<(String, String)> = crds
-        .iter()
-        .map(|crd| (crd.spec.group.clone(), crd.spec.names.kind.clone()))
-        .collect();
-    for crd in crds {
-        let name = format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
-        let mut crd = serde_json::to_value(&crd).context("cannot serialize a CRD")?;
-        if converts(operator, &crd) {
-            crd["spec"]["conversion"] = webhook_conversion();
-        }
+    for crd in crds(operator)? {
+        let name = format!(
+            "{}_{}.yaml",
+            crd["spec"]["group"].as_str().unwrap_or_default(),
+            crd["spec"]["names"]["plural"].as_str().unwrap_or_default()
+        );
         files.push((Path::new("config/crd/bases").join(name), to_yaml(&crd)?));
     }
-    if let Some(yaml) = webhook_configurations(operator, &own_kinds)? {
+    let configurations = webhook_configurations(operator)?;
+    if !configurations.is_empty() {
+        let mut documents = Vec::new();
+        for configuration in configurations {
+            documents.push(
+                serde_saphyr::to_string(&sorted(configuration))
+                    .context("cannot serialize to YAML")?,
+            );
+        }
+        let yaml = format!("{HEADER}{}", documents.join("---\n"));
         files.push(("config/webhook/manifests.yaml".into(), yaml));
     }
     let rules = Some(rbac::merged(operator.controllers));
@@ -110,7 +114,7 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
         // A Role in the manager's namespace (kustomize sets it): the operator watches only
         // its own namespace.
         WatchScope::Namespace => to_yaml(&Role {
-            metadata: metadata(Some("system")),
+            metadata: metadata(Some(SERVICE.1)),
             rules,
         })?,
     };
@@ -118,9 +122,25 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
     Ok(files)
 }
 
+/// The CustomResourceDefinitions of the operator's kinds, each converted through the webhook
+/// server's `/convert` if its kind has a conversion webhook.
+pub(crate) fn crds(operator: &Operator) -> anyhow::Result<Vec<Value>> {
+    let crds = (operator.crds)().context("cannot merge the CRD versions")?;
+    let mut values = Vec::new();
+    for crd in crds {
+        let mut crd = serde_json::to_value(&crd).context("cannot serialize a CRD")?;
+        if converts(operator, &crd) {
+            crd["spec"]["conversion"] = webhook_conversion();
+        }
+        values.push(crd);
+    }
+    Ok(values)
+}
+
 /// The Service the API server calls webhooks through (config/webhook/service.yaml), before
-/// kustomize gives it the project's namespace and name prefix.
-const SERVICE: (&str, &str) = ("webhook-service", "system");
+/// kustomize gives it the project's namespace and name prefix. `system` stands for the
+/// manager's namespace in every manifest, until kustomize names it.
+pub(crate) const SERVICE: (&str, &str) = ("webhook-service", "system");
 
 /// Whether `crd`'s kind has a conversion webhook.
 fn converts(operator: &Operator, crd: &Value) -> bool {
@@ -146,12 +166,14 @@ fn webhook_conversion() -> Value {
 }
 
 /// The Mutating- and ValidatingWebhookConfiguration of the admission webhooks, as
-/// controller-gen writes them, in one file; `None` without admission webhooks. `own_kinds`
-/// (group, kind) are the project's CRDs.
-fn webhook_configurations(
-    operator: &Operator,
-    own_kinds: &[(String, String)],
-) -> anyhow::Result<Option<String>> {
+/// controller-gen writes them (none without admission webhooks). Webhooks for the operator's
+/// own kinds and for others' are told apart by the operator's CRDs.
+pub(crate) fn webhook_configurations(operator: &Operator) -> anyhow::Result<Vec<Value>> {
+    let crds = (operator.crds)().context("cannot merge the CRD versions")?;
+    let own_kinds: Vec<(String, String)> = crds
+        .iter()
+        .map(|crd| (crd.spec.group.clone(), crd.spec.names.kind.clone()))
+        .collect();
     let mut documents = Vec::new();
     for (webhook_type, kind, name) in [
         (
@@ -183,20 +205,14 @@ fn webhook_configurations(
         }
         // By name, so that the order webhooks were listed in does not matter.
         entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-        let document = json!({
+        documents.push(json!({
             "apiVersion": "admissionregistration.k8s.io/v1",
             "kind": kind,
             "metadata": {"name": name},
             "webhooks": entries,
-        });
-        let yaml =
-            serde_saphyr::to_string(&sorted(document)).context("cannot serialize to YAML")?;
-        documents.push(yaml);
+        }));
     }
-    if documents.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(format!("{HEADER}{}", documents.join("---\n"))))
+    Ok(documents)
 }
 
 /// One webhook of a configuration: the API server sends it its operations on its kind.

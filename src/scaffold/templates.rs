@@ -10,7 +10,9 @@ use include_dir::{Dir, include_dir};
 use tera::{Context, Tera};
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
-static RUNTIME: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/runtime");
+/// The runtime's manifest and sources; not its own tests (runtime/tests), which run here only.
+static RUNTIME_SOURCES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/runtime/src");
+static RUNTIME_MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
 
 /// Where the runtime's files are found among the templates.
 const RUNTIME_PREFIX: &str = "owned/runtime/";
@@ -99,8 +101,14 @@ fn internal(e: tera::Error) -> anyhow::Error {
 /// Every template: those of `templates/`, and the runtime's files as raw ones.
 fn collect_all(tera: &mut Vec<(String, &'static str)>, raw: &mut Vec<(String, &'static str)>) {
     collect(&TEMPLATES, "", tera, raw);
+    raw.push((format!("{RUNTIME_PREFIX}Cargo.toml"), RUNTIME_MANIFEST));
     let mut runtime = Vec::new();
-    collect(&RUNTIME, RUNTIME_PREFIX, &mut runtime, raw);
+    collect(
+        &RUNTIME_SOURCES,
+        &format!("{RUNTIME_PREFIX}src/"),
+        &mut runtime,
+        raw,
+    );
     // A `.tera` file there would be written without being rendered.
     debug_assert!(runtime.is_empty(), "runtime/ holds no templates");
 }

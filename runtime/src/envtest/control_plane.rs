@@ -1,0 +1,339 @@
+//! etcd and kube-apiserver, started as controller-runtime's envtest starts them
+//! (`pkg/internal/testing/controlplane`): free ports on 127.0.0.1, a temporary folder, a CA that
+//! signs the API server's serving certificate and an admin's client certificate (in
+//! `system:masters`), a ServiceAccount token signing key, RBAC authorization, and no
+//! ServiceAccount admission plugin (no controller would make the `default` ServiceAccount that
+//! Pods then need).
+
+use std::fmt::Write as _;
+use std::hash::{BuildHasher, RandomState};
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow, bail};
+use base64::prelude::{BASE64_STANDARD, Engine as _};
+use k8s_openapi::api::core::v1::Namespace;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+use serde_json::json;
+use tokio::time::{Instant, sleep};
+
+use super::assets::Assets;
+use super::certs::{self, Ca};
+use super::process::Process;
+use crate::e2e::http_get;
+use crate::error_chain;
+
+/// How long etcd and the API server may take to become ready. Generous: tests start control
+/// planes in parallel on small CI machines.
+const START_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// How often readiness is checked.
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How many times a start is tried again when a port picked as free was taken meanwhile.
+const START_ATTEMPTS: u32 = 3;
+
+/// The user of the admin client certificate.
+const ADMIN: &str = "rbuilder-envtest-admin";
+
+/// etcd and kube-apiserver, running until dropped; dropping stops both and deletes their
+/// folder, also when a test panics.
+pub struct ControlPlane {
+    // Fields drop in this order: the API server before etcd, the folder last.
+    apiserver: Process,
+    etcd: Process,
+    kubeconfig: Kubeconfig,
+    server: String,
+    ca: Ca,
+    dir: Folder,
+}
+
+impl ControlPlane {
+    /// Starts etcd and kube-apiserver from `KUBEBUILDER_ASSETS` (see [`super`]) and waits until
+    /// the API server is ready and has made the `default` namespace.
+    pub async fn start() -> anyhow::Result<Self> {
+        let assets = Assets::find()?;
+        let mut attempt = 1;
+        loop {
+            match Self::start_once(&assets).await {
+                Err(Start::PortTaken(_)) if attempt < START_ATTEMPTS => attempt += 1,
+                Err(Start::PortTaken(error) | Start::Failed(error)) => return Err(error),
+                Ok(plane) => return Ok(plane),
+            }
+        }
+    }
+
+    async fn start_once(assets: &Assets) -> Result<Self, Start> {
+        let dir = Folder::new().map_err(Start::Failed)?;
+        let ca = Ca::new().map_err(|e| Start::Failed(e.into()))?;
+        let files = Files::write(&dir.0, &ca).map_err(Start::Failed)?;
+        let (etcd_port, peer_port, api_port) = (free_port()?, free_port()?, free_port()?);
+        let etcd_url = format!("http://127.0.0.1:{etcd_port}");
+        let etcd_args = [
+            format!("--data-dir={}", dir.0.join("etcd").display()),
+            format!("--listen-client-urls={etcd_url}"),
+            format!("--advertise-client-urls={etcd_url}"),
+            format!("--listen-peer-urls=http://127.0.0.1:{peer_port}"),
+            // Its data is thrown away: no need to wait for the disk.
+            "--unsafe-no-fsync=true".to_owned(),
+        ];
+        let log = dir.0.join("etcd.log");
+        let mut etcd = Process::spawn("etcd", &assets.etcd, &etcd_args, log)?;
+        let deadline = Instant::now() + START_TIMEOUT;
+        let health = SocketAddr::from(([127, 0, 0, 1], etcd_port));
+        loop {
+            if matches!(http_get(health, "/health").await, Ok(body) if body.contains("true")) {
+                break;
+            }
+            check_running(&mut etcd, deadline, "etcd to answer /health")?;
+            sleep(POLL_INTERVAL).await;
+        }
+
+        let server = format!("https://127.0.0.1:{api_port}");
+        let path = |file: &Path| file.display().to_string();
+        let apiserver_args = [
+            format!("--etcd-servers={etcd_url}"),
+            "--bind-address=127.0.0.1".to_owned(),
+            format!("--secure-port={api_port}"),
+            format!("--tls-cert-file={}", path(&files.serving_cert)),
+            format!("--tls-private-key-file={}", path(&files.serving_key)),
+            format!("--client-ca-file={}", path(&files.ca)),
+            "--authorization-mode=RBAC".to_owned(),
+            "--service-cluster-ip-range=10.0.0.0/24".to_owned(),
+            "--allow-privileged=true".to_owned(),
+            "--disable-admission-plugins=ServiceAccount".to_owned(),
+            // It serves on 127.0.0.1 only, which it refuses to publish as the endpoint of the
+            // `kubernetes` Service (no Pod could reach it anyway).
+            "--endpoint-reconciler-type=none".to_owned(),
+            format!("--service-account-issuer={server}"),
+            format!(
+                "--service-account-key-file={}",
+                path(&files.service_accounts_public)
+            ),
+            format!(
+                "--service-account-signing-key-file={}",
+                path(&files.service_accounts_key)
+            ),
+        ];
+        let log = dir.0.join("kube-apiserver.log");
+        let mut apiserver = Process::spawn(
+            "kube-apiserver",
+            &assets.kube_apiserver,
+            &apiserver_args,
+            log,
+        )?;
+
+        let kubeconfig = kubeconfig(&server, &ca, &files.admin).map_err(Start::Failed)?;
+        std::fs::write(dir.0.join("kubeconfig"), kubeconfig.to_string())
+            .map_err(|e| Start::Failed(e.into()))?;
+        let kubeconfig =
+            Kubeconfig::from_yaml(&kubeconfig.to_string()).map_err(|e| Start::Failed(e.into()))?;
+        let client = admin_client(&kubeconfig).await.map_err(Start::Failed)?;
+        let namespaces: Api<Namespace> = Api::all(client.clone());
+        loop {
+            let request = http::Request::get("/readyz").body(Vec::new());
+            let readyz = match request {
+                Ok(request) => client.request_text(request).await,
+                Err(error) => return Err(Start::Failed(error.into())),
+            };
+            let last = match readyz {
+                Ok(_) => match namespaces.get_opt("default").await {
+                    Ok(Some(_)) => break,
+                    Ok(None) => "no default namespace yet".to_owned(),
+                    Err(error) => error_chain(&error),
+                },
+                Err(error) => error_chain(&error),
+            };
+            let what = format!("kube-apiserver to be ready (last: {last})");
+            check_running(&mut apiserver, deadline, &what)?;
+            check_running(&mut etcd, deadline, &what)?;
+            sleep(POLL_INTERVAL).await;
+        }
+        Ok(Self {
+            apiserver,
+            etcd,
+            kubeconfig,
+            server,
+            ca,
+            dir,
+        })
+    }
+
+    /// A client of the admin (in `system:masters`: allowed everything).
+    pub async fn client(&self) -> anyhow::Result<Client> {
+        admin_client(&self.kubeconfig).await
+    }
+
+    /// A client acting as `user` in `groups` (impersonated by the admin): what `user` may do
+    /// is what RBAC grants it.
+    pub async fn client_as(&self, user: &str, groups: &[&str]) -> anyhow::Result<Client> {
+        let mut config = config(&self.kubeconfig).await?;
+        config.auth_info.impersonate = Some(user.to_owned());
+        config.auth_info.impersonate_groups =
+            Some(groups.iter().map(|group| (*group).to_owned()).collect());
+        Ok(Client::try_from(config)?)
+    }
+
+    /// The admin's kubeconfig, e.g. for `kubectl --kubeconfig`.
+    pub fn kubeconfig_path(&self) -> PathBuf {
+        self.dir.0.join("kubeconfig")
+    }
+
+    /// The API server's URL.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The control plane's folder (certificates, logs, etcd's data), deleted on drop.
+    pub fn dir(&self) -> &Path {
+        &self.dir.0
+    }
+
+    /// The CA the API server trusts for webhooks served from the test.
+    pub(crate) fn ca(&self) -> &Ca {
+        &self.ca
+    }
+
+    /// Fails with the end of the logs if etcd or the API server stopped.
+    pub fn check_running(&mut self) -> anyhow::Result<()> {
+        for process in [&mut self.etcd, &mut self.apiserver] {
+            if let Some(status) = process.exited() {
+                bail!(
+                    "the control plane stopped ({status}); {}",
+                    process.log_tail()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a start failed: a port taken meanwhile is worth another try.
+enum Start {
+    PortTaken(anyhow::Error),
+    Failed(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Start {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Failed(error)
+    }
+}
+
+/// Fails if `process` exited, or `deadline` passed while waiting for `what`.
+fn check_running(process: &mut Process, deadline: Instant, what: &str) -> Result<(), Start> {
+    if let Some(status) = process.exited() {
+        let log = process.log_tail();
+        let error = anyhow!("the control plane did not start ({status}); {log}");
+        if log.contains("address already in use") {
+            return Err(Start::PortTaken(error));
+        }
+        return Err(Start::Failed(error));
+    }
+    if Instant::now() > deadline {
+        let log = process.log_tail();
+        return Err(Start::Failed(anyhow!(
+            "timed out after {START_TIMEOUT:?} waiting for {what}; {log}"
+        )));
+    }
+    Ok(())
+}
+
+/// A port on 127.0.0.1 that was free a moment ago, as envtest picks them.
+fn free_port() -> Result<u16, Start> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| Start::Failed(e.into()))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| Start::Failed(e.into()))?
+        .port();
+    Ok(port)
+}
+
+/// The files the API server reads.
+struct Files {
+    ca: PathBuf,
+    serving_cert: PathBuf,
+    serving_key: PathBuf,
+    service_accounts_key: PathBuf,
+    service_accounts_public: PathBuf,
+    admin: certs::Pem,
+}
+
+impl Files {
+    fn write(dir: &Path, ca: &Ca) -> anyhow::Result<Self> {
+        let write = |name: &str, content: &str| -> anyhow::Result<PathBuf> {
+            let path = dir.join(name);
+            std::fs::write(&path, content)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(path)
+        };
+        let serving = ca.server("kube-apiserver")?;
+        let service_accounts = certs::key()?;
+        Ok(Self {
+            ca: write("ca.crt", &ca.cert)?,
+            serving_cert: write("apiserver.crt", &serving.cert)?,
+            serving_key: write("apiserver.key", &serving.key)?,
+            service_accounts_public: write(
+                "service-accounts.pub",
+                &certs::public_key(&service_accounts)?,
+            )?,
+            service_accounts_key: write("service-accounts.key", &service_accounts)?,
+            admin: ca.client(ADMIN, "system:masters")?,
+        })
+    }
+}
+
+/// The admin's kubeconfig, self-contained (certificates inline): JSON, which is YAML too.
+fn kubeconfig(server: &str, ca: &Ca, admin: &certs::Pem) -> anyhow::Result<serde_json::Value> {
+    let base64 = |pem: &str| BASE64_STANDARD.encode(pem);
+    Ok(json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "envtest", "cluster": {
+            "server": server,
+            "certificate-authority-data": base64(&ca.cert),
+        }}],
+        "users": [{"name": ADMIN, "user": {
+            "client-certificate-data": base64(&admin.cert),
+            "client-key-data": base64(&admin.key),
+        }}],
+        "contexts": [{"name": "envtest", "context": {
+            "cluster": "envtest",
+            "user": ADMIN,
+            "namespace": "default",
+        }}],
+        "current-context": "envtest",
+    }))
+}
+
+async fn config(kubeconfig: &Kubeconfig) -> anyhow::Result<Config> {
+    let options = KubeConfigOptions::default();
+    Ok(Config::from_custom_kubeconfig(kubeconfig.clone(), &options).await?)
+}
+
+async fn admin_client(kubeconfig: &Kubeconfig) -> anyhow::Result<Client> {
+    Ok(Client::try_from(config(kubeconfig).await?)?)
+}
+
+/// A folder of its own under the system's temporary folder, deleted when dropped.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new() -> anyhow::Result<Self> {
+        // The process id and a random number: unique among parallel tests and processes.
+        let mut name = format!("rbuilder-envtest-{}-", std::process::id());
+        let _ = write!(name, "{:016x}", RandomState::new().hash_one(0u8));
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path)
+            .with_context(|| format!("cannot create the folder {}", path.display()))?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,303 @@
+//! envtest for Rust: a real kube-apiserver and etcd for a project's integration tests
+//! (`tests/integration/`), as controller-runtime's envtest gives them to kubebuilder projects.
+//!
+//! [`Environment::start`] starts etcd and kube-apiserver ([`ControlPlane`]) on free ports of
+//! this machine, in a temporary folder; installs the operator's CRDs from its code and waits
+//! until they are served; serves the operator's admission and conversion webhooks from the test
+//! process over HTTPS and points the API server at them; and grants the manager's role (the one
+//! `make manifests` writes into `config/rbac/role.yaml`) to the identity its controllers run
+//! as. [`Environment::run`] then runs a controller as the manager runs it. Dropping the
+//! environment, also when a test panics, stops the controllers, both processes, and deletes
+//! the folder. Each test starts an environment of its own (about 3 s), so tests never see each
+//! other's objects.
+//!
+//! The binaries are found as envtest finds them: in the folder `KUBEBUILDER_ASSETS` names
+//! (`make test` sets it, after `make setup-envtest` downloads them into `bin/`), each
+//! overridable with `TEST_ASSET_ETCD` and `TEST_ASSET_KUBE_APISERVER`, else in
+//! `/usr/local/kubebuilder/bin`. Without them a test fails and says how to get them.
+//!
+//! As with envtest, there is no kube-controller-manager, scheduler or kubelet: nothing deletes
+//! namespaces or garbage-collects owned objects, Deployments get no ReplicaSets, and no Pod
+//! runs. A test checks what the operator asks of the API server, as the API server itself
+//! validates, defaults, converts and stores it.
+
+mod assets;
+mod certs;
+mod control_plane;
+mod process;
+mod webhooks;
+
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use kube::api::{Patch, PatchParams};
+use kube::{Api, Client, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use tokio::time::{Instant, sleep, timeout_at};
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+pub use crate::e2e::{fetch, gone, step};
+pub use control_plane::ControlPlane;
+
+use crate::context::Scope;
+use crate::{Context, Operator, Registration, WatchScope, error_chain, rbac};
+use webhooks::WebhookServer;
+
+/// How long [`Environment::wait_for`] waits for one expected change.
+const WAIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How often a condition is checked while waiting.
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The namespace the test's objects go to, and the manager's namespace as far as the manifests
+/// are concerned (the one a namespaced operator watches, and its webhooks look at).
+pub const NAMESPACE: &str = "default";
+
+/// The ServiceAccount the controllers run as, in [`NAMESPACE`], as `config/manager` deploys
+/// them (before kustomize's name prefix).
+const MANAGER_SERVICE_ACCOUNT: &str = "controller-manager";
+
+/// The field manager of what a test applies.
+const TEST_FIELD_MANAGER: &str = "rbuilder-envtest";
+
+/// A control plane with an operator's CRDs, webhooks and role installed. Dropping it stops
+/// everything it started.
+pub struct Environment {
+    // Fields drop in this order: the controllers and the webhook server stop before the
+    // control plane.
+    controllers: Controllers,
+    /// Serves until dropped.
+    _webhooks: Option<WebhookServer>,
+    operator: &'static Operator,
+    client: Client,
+    plane: ControlPlane,
+}
+
+/// The controllers a test runs.
+struct Controllers {
+    /// Each controller's name and why it stopped, once it has.
+    stopped: Arc<Mutex<Vec<(&'static str, String)>>>,
+    shutdown: CancellationToken,
+    _stop: DropGuard,
+}
+
+impl Environment {
+    /// Starts a control plane for `operator`, as [`try_start`](Self::try_start) does; panics
+    /// if it cannot, saying why (no binaries: how to get them).
+    pub async fn start(operator: &'static Operator) -> Self {
+        match Self::try_start(operator).await {
+            Ok(env) => env,
+            Err(error) => panic!("envtest: {error:#}"),
+        }
+    }
+
+    /// Starts a control plane, installs `operator`'s CRDs and webhooks (served from this
+    /// process) and its manager's role.
+    pub async fn try_start(operator: &'static Operator) -> anyhow::Result<Self> {
+        init_logging();
+        let plane = ControlPlane::start().await?;
+        let client = plane.client().await?;
+        let ca = plane.ca().cert.clone();
+        let webhooks = if operator.webhooks.is_empty() {
+            None
+        } else {
+            Some(WebhookServer::start(operator, &plane).await?)
+        };
+        webhooks::install_crds(&client, operator, webhooks.as_ref(), &ca).await?;
+        if let Some(server) = &webhooks {
+            webhooks::install_configurations(&client, operator, server, &ca, NAMESPACE).await?;
+        }
+        grant_manager_role(&client, operator).await?;
+        let shutdown = CancellationToken::new();
+        Ok(Self {
+            controllers: Controllers {
+                stopped: Arc::default(),
+                _stop: shutdown.clone().drop_guard(),
+                shutdown,
+            },
+            _webhooks: webhooks,
+            operator,
+            client,
+            plane,
+        })
+    }
+
+    /// A client of the cluster's admin: what the test itself uses.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// An [`Api`] over the objects of kind `K` in [`NAMESPACE`] (or the cluster, for a
+    /// cluster-scoped kind), as the admin.
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope: Scope>,
+    {
+        K::Scope::api(self.client(), Some(NAMESPACE))
+    }
+
+    /// The control plane, e.g. for its kubeconfig.
+    pub fn control_plane(&self) -> &ControlPlane {
+        &self.plane
+    }
+
+    /// Runs `controller` as the manager runs it, until the environment is dropped: as the
+    /// manager's ServiceAccount, with only the role `make manifests` grants it, watching every
+    /// namespace (a namespaced operator: [`NAMESPACE`]).
+    pub async fn run(&self, controller: &'static Registration) {
+        let user = format!("system:serviceaccount:{NAMESPACE}:{MANAGER_SERVICE_ACCOUNT}");
+        let groups = [
+            "system:serviceaccounts",
+            &format!("system:serviceaccounts:{NAMESPACE}"),
+            "system:authenticated",
+        ];
+        let client = self
+            .plane
+            .client_as(&user, &groups)
+            .await
+            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
+        let namespace = match self.operator.scope {
+            WatchScope::Cluster => None,
+            WatchScope::Namespace => Some(NAMESPACE.to_owned()),
+        };
+        let ctx = Arc::new(Context::new(
+            client,
+            self.operator.field_manager(),
+            namespace,
+        ));
+        let (stopped, shutdown) = (
+            Arc::clone(&self.controllers.stopped),
+            self.controllers.shutdown.clone(),
+        );
+        step(format!("run the controller {}", controller.name));
+        tokio::spawn(async move {
+            let why = match (controller.run)(ctx, shutdown).await {
+                Ok(()) => "it stopped".to_owned(),
+                Err(error) => error_chain(&error),
+            };
+            let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
+            stopped.push((controller.name, why));
+        });
+    }
+
+    /// Calls `probe` until it succeeds, and returns what it returned. Fails the test after 30
+    /// seconds, with `what` it waited for and why `probe` last failed, or as soon as a
+    /// controller or the control plane stops.
+    pub async fn wait_for<T>(
+        &self,
+        what: &str,
+        mut probe: impl AsyncFnMut() -> Result<T, String>,
+    ) -> T {
+        let deadline = Instant::now() + WAIT_TIMEOUT;
+        loop {
+            self.check_running(what);
+            // A request that hangs counts against the deadline too.
+            let last = match timeout_at(deadline, probe()).await {
+                Ok(Ok(value)) => return value,
+                Ok(Err(last)) => last,
+                Err(_) => "no answer".to_owned(),
+            };
+            if Instant::now() >= deadline {
+                panic!("timed out after {WAIT_TIMEOUT:?} waiting for {what}; last seen: {last}");
+            }
+            sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// Panics if a controller stopped while waiting for `what`.
+    fn check_running(&self, what: &str) {
+        let stopped = self.controllers.stopped.lock();
+        let stopped = stopped.unwrap_or_else(PoisonError::into_inner);
+        if let Some((name, why)) = stopped.first() {
+            panic!("the controller {name} stopped while waiting for {what}: {why}");
+        }
+    }
+
+    /// Server-side applies `obj`, as `kubectl apply --server-side` does, and returns it as
+    /// stored.
+    pub async fn apply<K>(&self, api: &Api<K>, obj: &K) -> K
+    where
+        K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let name = obj.meta().name.as_deref().unwrap_or_default();
+        let params = PatchParams::apply(TEST_FIELD_MANAGER).force();
+        api.patch(name, &params, &Patch::Apply(obj))
+            .await
+            .unwrap_or_else(|error| panic!("cannot apply {} {name}: {error}", K::kind(&())))
+    }
+}
+
+/// Grants the manager's role (`config/rbac/role.yaml`, from the controllers' rules) to the
+/// manager's ServiceAccount, as `config/rbac` binds it: a ClusterRole, or a Role in
+/// [`NAMESPACE`] for a namespaced operator. (The ServiceAccount itself need not exist: RBAC
+/// matches its user name.)
+async fn grant_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
+    bind_manager_role(client, operator)
+        .await
+        .context("cannot grant the manager's role")
+}
+
+async fn bind_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
+    let rules = rbac::merged(operator.controllers);
+    let subject = json!([{
+        "kind": "ServiceAccount",
+        "name": MANAGER_SERVICE_ACCOUNT,
+        "namespace": NAMESPACE,
+    }]);
+    let params = PatchParams::apply(TEST_FIELD_MANAGER).force();
+    let name = "manager-role";
+    match operator.scope {
+        WatchScope::Cluster => {
+            let role: ClusterRole = serde_json::from_value(json!({
+                "metadata": {"name": name}, "rules": rules,
+            }))?;
+            let binding: ClusterRoleBinding = serde_json::from_value(json!({
+                "metadata": {"name": "manager-rolebinding"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+                "subjects": subject,
+            }))?;
+            let roles: Api<ClusterRole> = Api::all(client.clone());
+            roles.patch(name, &params, &Patch::Apply(&role)).await?;
+            let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+            let binding_name = "manager-rolebinding";
+            bindings
+                .patch(binding_name, &params, &Patch::Apply(&binding))
+                .await?;
+        }
+        WatchScope::Namespace => {
+            let role: Role = serde_json::from_value(json!({
+                "metadata": {"name": name, "namespace": NAMESPACE}, "rules": rules,
+            }))?;
+            let binding: RoleBinding = serde_json::from_value(json!({
+                "metadata": {"name": "manager-rolebinding", "namespace": NAMESPACE},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+                "subjects": subject,
+            }))?;
+            let roles: Api<Role> = Api::namespaced(client.clone(), NAMESPACE);
+            roles.patch(name, &params, &Patch::Apply(&role)).await?;
+            let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), NAMESPACE);
+            let binding_name = "manager-rolebinding";
+            bindings
+                .patch(binding_name, &params, &Patch::Apply(&binding))
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The controllers' and webhooks' logs in the test's output (shown when it fails), at the level
+/// RUST_LOG sets (default: info).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Only the first test of the process installs it; the others find it in place.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_test_writer()
+        .try_init();
+}

@@ -1,0 +1,313 @@
+//! The operator's webhooks, served from the test process and called by the test's API server,
+//! as envtest's `WebhookInstallOptions` do: an HTTPS server on a free port of 127.0.0.1 with a
+//! certificate of the control plane's CA, and the CRDs' conversion and the webhook
+//! configurations pointed at it (`clientConfig.url` with that CA as `caBundle`) instead of the
+//! webhook Service of `config/`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::header;
+use axum::routing::post;
+use base64::prelude::{BASE64_STANDARD, Engine as _};
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{
+    ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
+};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Api, Client, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::time::{Instant, sleep, timeout};
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::control_plane::ControlPlane;
+use crate::manifests::{self, SERVICE};
+use crate::tls::{self, CertReloader, TlsListener};
+use crate::{Operator, serve, webhook};
+
+/// The field manager of what the environment installs.
+const FIELD_MANAGER: &str = "rbuilder-envtest";
+
+/// How long the API server may take to serve a new CRD, or to call a new webhook.
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The webhook server of a test, serving until dropped.
+pub(crate) struct WebhookServer {
+    address: SocketAddr,
+    probes: Arc<Probes>,
+    _stop: DropGuard,
+}
+
+/// The calls the probe webhooks got (see [`wait_until_called`]).
+#[derive(Default)]
+struct Probes {
+    mutating: AtomicUsize,
+    validating: AtomicUsize,
+}
+
+/// The probe webhooks' paths.
+const PROBE_MUTATING: &str = "/rbuilder-envtest-probe/mutate";
+const PROBE_VALIDATING: &str = "/rbuilder-envtest-probe/validate";
+
+/// The label that the probe ConfigMaps carry, and the probe webhooks select.
+const PROBE_LABEL: &str = "envtest.rbuilder.io/probe";
+
+impl WebhookServer {
+    /// Serves `operator`'s webhooks on a free port of 127.0.0.1, with a certificate signed by
+    /// `plane`'s CA.
+    pub(crate) async fn start(
+        operator: &'static Operator,
+        plane: &ControlPlane,
+    ) -> anyhow::Result<Self> {
+        let pem = plane.ca().server("rbuilder-envtest-webhooks")?;
+        let (cert_path, key_path) = (
+            plane.dir().join("webhook.crt"),
+            plane.dir().join("webhook.key"),
+        );
+        std::fs::write(&cert_path, &pem.cert).context("cannot write the webhook certificate")?;
+        std::fs::write(&key_path, &pem.key).context("cannot write the webhook key")?;
+        let certificate = CertReloader::from_files(cert_path, key_path)?;
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
+        let probes = Arc::new(Probes::default());
+        let router = probe_routes(Arc::clone(&probes)).merge(webhook::router(operator.webhooks));
+        let stop = CancellationToken::new();
+        tokio::spawn(serve::serve("webhooks", listener, router, stop.clone()));
+        Ok(Self {
+            address,
+            probes,
+            _stop: stop.drop_guard(),
+        })
+    }
+
+    /// The URL the API server calls `path` at.
+    fn url(&self, path: &str) -> String {
+        format!("https://{}{path}", self.address)
+    }
+}
+
+/// Routes answering the probe webhooks (allowed, always) and counting their calls.
+fn probe_routes(probes: Arc<Probes>) -> Router {
+    let answer = |count: fn(&Probes) -> &AtomicUsize| {
+        let probes = Arc::clone(&probes);
+        post(move |body: Bytes| async move {
+            count(&probes).fetch_add(1, Ordering::Relaxed);
+            let review: Value = serde_json::from_slice(&body).unwrap_or_default();
+            let answer = json!({
+                "apiVersion": "admission.k8s.io/v1",
+                "kind": "AdmissionReview",
+                "response": {"uid": review["request"]["uid"], "allowed": true},
+            });
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                answer.to_string(),
+            )
+        })
+    };
+    Router::new()
+        .route(PROBE_MUTATING, answer(|p| &p.mutating))
+        .route(PROBE_VALIDATING, answer(|p| &p.validating))
+}
+
+/// Installs `operator`'s CRDs, with their conversion webhooks (if any) served by `server`, and
+/// waits until the API server serves every version of each.
+pub(crate) async fn install_crds(
+    client: &Client,
+    operator: &Operator,
+    server: Option<&WebhookServer>,
+    ca: &str,
+) -> anyhow::Result<()> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let mut installed = Vec::new();
+    for mut crd in manifests::crds(operator)? {
+        if let Some(conversion) = crd.pointer_mut("/spec/conversion/webhook") {
+            let Some(server) = server else {
+                bail!("a CRD converts through a webhook, but the operator serves none");
+            };
+            conversion["clientConfig"] = client_config(server, webhook::CONVERT_PATH, ca);
+        }
+        let crd: CustomResourceDefinition = serde_json::from_value(crd)?;
+        installed.push(apply(&api, &crd).await?);
+    }
+    for crd in installed {
+        wait_until_served(client, &crd).await?;
+    }
+    Ok(())
+}
+
+/// Installs the Mutating- and ValidatingWebhookConfigurations of `operator`, calling `server`,
+/// with `namespace` as the manager's (in the namespaceSelectors of webhooks for Kubernetes'
+/// own types), and waits until the API server calls them.
+pub(crate) async fn install_configurations(
+    client: &Client,
+    operator: &Operator,
+    server: &WebhookServer,
+    ca: &str,
+    namespace: &str,
+) -> anyhow::Result<()> {
+    let configurations = manifests::webhook_configurations(operator)?;
+    if configurations.is_empty() {
+        return Ok(());
+    }
+    for mut configuration in configurations {
+        let kind = configuration["kind"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        for webhook in configuration["webhooks"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            let path = webhook["clientConfig"]["service"]["path"].clone();
+            webhook["clientConfig"] = client_config(server, path.as_str().unwrap_or("/"), ca);
+            for selector in ["namespaceSelector", "objectSelector"] {
+                name_the_namespace(&mut webhook[selector], namespace);
+            }
+        }
+        match kind.as_str() {
+            "MutatingWebhookConfiguration" => {
+                let api: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+                apply(&api, &serde_json::from_value(configuration)?).await?;
+            }
+            _ => {
+                let api: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+                apply(&api, &serde_json::from_value(configuration)?).await?;
+            }
+        }
+    }
+    wait_until_called(client, server, ca).await
+}
+
+/// `clientConfig` calling `path` on `server`, trusting `ca`.
+fn client_config(server: &WebhookServer, path: &str, ca: &str) -> Value {
+    json!({"url": server.url(path), "caBundle": BASE64_STANDARD.encode(ca)})
+}
+
+/// `selector` with the manager's namespace, `system` until kustomize names it, named.
+fn name_the_namespace(selector: &mut Value, namespace: &str) {
+    let expressions = selector["matchExpressions"].as_array_mut();
+    for expression in expressions.into_iter().flatten() {
+        for value in expression["values"].as_array_mut().into_iter().flatten() {
+            if value == SERVICE.1 {
+                *value = Value::from(namespace);
+            }
+        }
+    }
+}
+
+/// Waits until the API server calls the webhook configurations installed before: it reads
+/// them from a cache that a watch fills, a moment after they are created. A mutating and a
+/// validating probe webhook are installed after them; once a dry-run create of a ConfigMap
+/// reaches both probes, the caches hold the configurations installed before them too.
+async fn wait_until_called(
+    client: &Client,
+    server: &WebhookServer,
+    ca: &str,
+) -> anyhow::Result<()> {
+    let name = "rbuilder-envtest-probe";
+    let webhook = |path: &str| {
+        json!({
+            "name": "probe.envtest.rbuilder.io",
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": client_config(server, path, ca),
+            "rules": [{
+                "apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["configmaps"],
+            }],
+            "objectSelector": {"matchLabels": {PROBE_LABEL: "true"}},
+            "sideEffects": "None",
+            "failurePolicy": "Ignore",
+        })
+    };
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+    let probe_mutating = serde_json::from_value(json!({
+        "metadata": {"name": name}, "webhooks": [webhook(PROBE_MUTATING)],
+    }))?;
+    let probe_validating = serde_json::from_value(json!({
+        "metadata": {"name": name}, "webhooks": [webhook(PROBE_VALIDATING)],
+    }))?;
+    apply(&mutating, &probe_mutating).await?;
+    apply(&validating, &probe_validating).await?;
+
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let probe: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": {PROBE_LABEL: "true"}},
+    }))?;
+    let dry_run = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
+    let deadline = Instant::now() + INSTALL_TIMEOUT;
+    let probes = &server.probes;
+    while probes.mutating.load(Ordering::Relaxed) == 0
+        || probes.validating.load(Ordering::Relaxed) == 0
+    {
+        if Instant::now() > deadline {
+            bail!("the API server did not call the webhooks within {INSTALL_TIMEOUT:?}");
+        }
+        config_maps.create(&dry_run, &probe).await?;
+        sleep(POLL_INTERVAL).await;
+    }
+    mutating.delete(name, &DeleteParams::default()).await?;
+    validating.delete(name, &DeleteParams::default()).await?;
+    Ok(())
+}
+
+/// Waits until `crd` is established and each of its served versions can be listed.
+async fn wait_until_served(client: &Client, crd: &CustomResourceDefinition) -> anyhow::Result<()> {
+    let name = crd.metadata.name.clone().unwrap_or_default();
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let established = await_condition(api, &name, conditions::is_crd_established());
+    timeout(INSTALL_TIMEOUT, established)
+        .await
+        .with_context(|| format!("CRD {name} was not established within {INSTALL_TIMEOUT:?}"))??;
+    let deadline = Instant::now() + INSTALL_TIMEOUT;
+    let spec = &crd.spec;
+    for version in spec.versions.iter().filter(|version| version.served) {
+        let resource = ApiResource {
+            group: spec.group.clone(),
+            version: version.name.clone(),
+            api_version: format!("{}/{}", spec.group, version.name),
+            kind: spec.names.kind.clone(),
+            plural: spec.names.plural.clone(),
+        };
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        while let Err(error) = api.list_metadata(&ListParams::default().limit(1)).await {
+            if Instant::now() > deadline {
+                bail!("{} is not served: {error}", resource.api_version);
+            }
+            sleep(POLL_INTERVAL).await;
+        }
+    }
+    Ok(())
+}
+
+/// Server-side applies `obj` (cluster-scoped) as the environment.
+async fn apply<K>(api: &Api<K>, obj: &K) -> anyhow::Result<K>
+where
+    K: Resource + Clone + std::fmt::Debug + Serialize + DeserializeOwned,
+    K::DynamicType: Default,
+{
+    let name = obj.meta().name.clone().unwrap_or_default();
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    api.patch(&name, &params, &Patch::Apply(obj))
+        .await
+        .with_context(|| format!("cannot install {} {name}", K::kind(&Default::default())))
+}

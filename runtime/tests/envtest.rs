@@ -1,0 +1,291 @@
+//! The runtime's envtest, against a real kube-apiserver and etcd: it starts, installs the CRDs
+//! of an operator's code, serves its webhooks from the test process to the API server, runs its
+//! controllers with the manager's role only, and leaves nothing behind, a panicking test
+//! included.
+//!
+//! The binaries come from KUBEBUILDER_ASSETS: rbuilder's `make test` builds them with
+//! scripts/envtest-assets and runs these tests, which a plain `cargo test` skips.
+#![cfg(feature = "testing")]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{ListParams, PostParams};
+use kube::core::crd::MergeError;
+use kube::{Api, CustomResource, CustomResourceExt, ResourceExt};
+use rbuilder_runtime::controller::Action;
+use rbuilder_runtime::envtest::{ControlPlane, Environment, fetch, step};
+use rbuilder_runtime::rbac::policy_rule;
+use rbuilder_runtime::webhook::{defaulting, validating};
+use rbuilder_runtime::{
+    Context, Defaulter, Denied, Operator, Reconciler, Registration, Validator, Warnings,
+    WatchScope, register,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// A kind of this test's own, served by the test's API server.
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(
+    group = "envtest.rbuilder.io",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus"
+)]
+pub struct WidgetSpec {
+    pub size: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colour: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    pub observed_size: i64,
+}
+
+/// Colours what has no colour.
+struct Painter;
+
+impl Defaulter for Painter {
+    type Resource = Widget;
+
+    fn default(obj: &mut Widget) -> Result<(), Denied> {
+        obj.spec.colour.get_or_insert_with(|| "blue".to_owned());
+        Ok(())
+    }
+}
+
+/// Refuses a negative size.
+struct SizeCheck;
+
+impl Validator for SizeCheck {
+    type Resource = Widget;
+
+    fn validate_create(obj: &Widget) -> Result<Warnings, Denied> {
+        if obj.spec.size < 0 {
+            return Err(Denied::new("size must not be negative"));
+        }
+        Ok(Warnings::new())
+    }
+
+    fn validate_update(_old: &Widget, new: &Widget) -> Result<Warnings, Denied> {
+        Self::validate_create(new)
+    }
+}
+
+/// Reports the size in the status.
+struct Measurer;
+
+impl Reconciler for Measurer {
+    type Resource = Widget;
+    type Error = kube::Error;
+    const NAME: &'static str = "measurer";
+    const FINALIZER: Option<&'static str> = None;
+
+    async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+        let status = WidgetStatus {
+            observed_size: obj.spec.size,
+        };
+        ctx.apply_status(&*obj, &status).await?;
+        Ok(Action::await_change())
+    }
+
+    fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        vec![
+            policy_rule(
+                "envtest.rbuilder.io",
+                &["widgets"],
+                &["get", "list", "watch"],
+            ),
+            policy_rule("envtest.rbuilder.io", &["widgets/status"], &["patch"]),
+        ]
+    }
+}
+
+/// Like [`Measurer`], but its rules forget the status: the API server must refuse it.
+struct Forgetful;
+
+impl Reconciler for Forgetful {
+    type Resource = Widget;
+    type Error = kube::Error;
+    const NAME: &'static str = "forgetful";
+    const FINALIZER: Option<&'static str> = None;
+
+    async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+        Measurer::apply(obj, ctx).await
+    }
+
+    fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        vec![policy_rule(
+            "envtest.rbuilder.io",
+            &["widgets"],
+            &["get", "list", "watch"],
+        )]
+    }
+}
+
+fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+    Ok(vec![Widget::crd()])
+}
+
+const MEASURER: Registration = register::<Measurer>();
+const FORGETFUL: Registration = register::<Forgetful>();
+
+static OPERATOR: Operator = Operator {
+    name: "widgets",
+    version: "0.1.0",
+    controllers: &[MEASURER],
+    webhooks: &[defaulting::<Painter>(), validating::<SizeCheck>()],
+    crds,
+    scope: WatchScope::Cluster,
+};
+
+static FORGETFUL_OPERATOR: Operator = Operator {
+    name: "forgetful",
+    version: "0.1.0",
+    controllers: &[FORGETFUL],
+    webhooks: &[],
+    crds,
+    scope: WatchScope::Cluster,
+};
+
+fn widget(name: &str, size: i64) -> Widget {
+    let spec = WidgetSpec { size, colour: None };
+    Widget::new(name, spec)
+}
+
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn the_api_server_calls_the_webhooks_served_by_the_test() {
+    let env = Environment::start(&OPERATOR).await;
+    let widgets: Api<Widget> = env.api();
+
+    step("a widget without a colour is painted by the defaulter");
+    let created = widgets
+        .create(&PostParams::default(), &widget("plain", 1))
+        .await
+        .expect("create");
+    assert_eq!(created.spec.colour.as_deref(), Some("blue"));
+
+    step("a widget of negative size is refused by the validator, with its message");
+    let refused = widgets
+        .create(&PostParams::default(), &widget("negative", -1))
+        .await
+        .expect_err("a negative size is refused");
+    let message = refused.to_string();
+    assert!(
+        message.contains(
+            "admission webhook \"vwidget-v1.kb.io\" denied the request: size must not be negative"
+        ),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_controller_runs_as_the_manager() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&MEASURER).await;
+    let widgets: Api<Widget> = env.api();
+    env.apply(&widgets, &widget("measured", 3)).await;
+    env.wait_for("the status to report size 3", async || {
+        let widget = fetch(&widgets, "measured").await?;
+        match widget.status {
+            Some(status) if status.observed_size == 3 => Ok(()),
+            other => Err(format!("status {other:?}")),
+        }
+    })
+    .await;
+}
+
+/// The controllers run with the manager's role only: what it does not grant, the API server
+/// refuses, and the runtime reports it in a Warning Event.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_controller_gets_only_what_its_rules_grant() {
+    let env = Environment::start(&FORGETFUL_OPERATOR).await;
+    env.run(&FORGETFUL).await;
+    let widgets: Api<Widget> = env.api();
+    env.apply(&widgets, &widget("unmeasured", 3)).await;
+    let events: Api<Event> = env.api();
+    let note = env
+        .wait_for("a Warning Event about the refused status", async || {
+            let list = events
+                .list(&ListParams::default())
+                .await
+                .map_err(|e| e.to_string())?;
+            let failed = list.items.into_iter().find(|event| {
+                event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("unmeasured")
+                    && event.type_.as_deref() == Some("Warning")
+            });
+            failed
+                .and_then(|event| event.note)
+                .ok_or_else(|| "no Warning Event yet".to_owned())
+        })
+        .await;
+    assert!(note.contains("forbidden"), "{note}");
+    assert!(
+        note.contains("system:serviceaccount:default:controller-manager"),
+        "{note}"
+    );
+    let widget = fetch(&widgets, "unmeasured").await.expect("the widget");
+    assert!(widget.status.is_none(), "{:?}", widget.status);
+}
+
+/// A test that panics still stops the control plane and deletes its folder.
+#[test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+fn a_panicking_test_leaves_nothing_behind() {
+    let (sender, receiver) = std::sync::mpsc::channel::<(PathBuf, String)>();
+    let test = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let env = Environment::start(&OPERATOR).await;
+            let plane = env.control_plane();
+            let sent = sender.send((plane.dir().to_owned(), plane.server().to_owned()));
+            sent.expect("send the folder");
+            panic!("the test fails");
+        })
+    });
+    assert!(test.join().is_err(), "the test thread panicked");
+    let (dir, server) = receiver.recv().expect("the control plane's folder");
+    assert!(!dir.exists(), "{} is left behind", dir.display());
+    let address = server.trim_start_matches("https://");
+    let connected = std::net::TcpStream::connect_timeout(
+        &address.parse().expect("an address"),
+        Duration::from_secs(1),
+    );
+    assert!(
+        connected.is_err(),
+        "the API server at {server} still answers"
+    );
+}
+
+/// A control plane of its own, without an operator: its kubeconfig works for other clients.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_bare_control_plane_serves_the_kubernetes_api() {
+    let plane = ControlPlane::start().await.expect("a control plane");
+    let client = plane.client().await.expect("a client");
+    let version = client.apiserver_version().await.expect("/version");
+    assert_eq!(version.major, "1");
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client);
+    let default = namespaces
+        .get("default")
+        .await
+        .expect("the default namespace");
+    assert_eq!(default.name_any(), "default");
+    let kubeconfig = std::fs::read_to_string(plane.kubeconfig_path()).expect("the kubeconfig");
+    assert!(kubeconfig.contains(plane.server()), "{kubeconfig}");
+    let value: serde_json::Value = serde_json::from_str(&kubeconfig).expect("JSON");
+    assert_eq!(value["current-context"], json!("envtest"));
+}

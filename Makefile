@@ -13,7 +13,7 @@ help: ## Show this help
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 test: tools ## Run every test: unit, CLI, generated projects, the emulator, and end to end against it
-	cargo test --workspace --all-features -- --include-ignored
+	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" cargo test --workspace --all-features -- --include-ignored
 	$(MAKE) emulator-test e2e
 
 emulator-test: tools ## Only the API emulator's own tests (pytest, a few seconds)

@@ -1,7 +1,8 @@
 //! Generated projects are real: each golden tree (`testdata/variants.txt`, which
 //! `tests/golden.rs` keeps equal to what rbuilder writes) is built and checked the way its user
 //! would check it, against the real crates from crates.io:
-//! `cargo fmt --check`, `cargo build`, `cargo test`, `cargo clippy -D warnings`,
+//! `cargo fmt --check`, `cargo build`, `make test` (the unit tests, and the integration tests
+//! against a real kube-apiserver and etcd from scripts/envtest-assets), `cargo clippy -D warnings`,
 //! `manifests --check` and `make manifests` (no drift), `kubectl kustomize` of config/default
 //! and config/samples with `kubernetes-validate --strict`, and each sample against its CRD's
 //! schema with `check-jsonschema`; the GitHub workflows with zizmor.
@@ -16,6 +17,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use common::{project_dir, project_files, rbuilder, repo, snapshot, variants};
 use serde_json::Value;
@@ -25,11 +27,33 @@ fn target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated")
 }
 
+/// The folder of kube-apiserver and etcd for the generated projects' integration tests:
+/// KUBEBUILDER_ASSETS if set (`make test` sets it), else what scripts/envtest-assets builds.
+fn envtest_assets() -> &'static str {
+    static ASSETS: OnceLock<String> = OnceLock::new();
+    ASSETS.get_or_init(|| {
+        if let Ok(assets) = std::env::var("KUBEBUILDER_ASSETS") {
+            return assets;
+        }
+        let script = repo().join("scripts/envtest-assets");
+        let out = Command::new(&script)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        assert!(
+            out.status.success(),
+            "scripts/envtest-assets failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    })
+}
+
 /// Runs `program args` in `dir`; panics with its output if it fails.
 fn run(dir: &Path, program: &str, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)
+        .env("KUBEBUILDER_ASSETS", envtest_assets())
         .env("CARGO_TARGET_DIR", target_dir())
         // One-shot builds: incremental data and debug info would cost gigabytes per project
         // and slower links, and change nothing checked here (scripts/e2e.sh builds the same
@@ -57,7 +81,9 @@ fn yaml_documents(text: &str) -> Vec<Value> {
 fn check_project(dir: &Path) {
     run(dir, "cargo", &["fmt", "--check"]);
     run(dir, "cargo", &["build", "--locked"]);
-    run(dir, "cargo", &["test", "--locked"]);
+    // The unit tests, and the integration tests against kube-apiserver and etcd (envtest), as
+    // the project's user runs them.
+    run(dir, "make", &["test"]);
     run(
         dir,
         "cargo",

@@ -14,6 +14,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -114,8 +115,11 @@ pub struct Webhook {
     handler: Handler,
 }
 
+/// Answers an AdmissionRequest; also gets the request's object as the API server sent it.
+type AdmissionHandler = fn(AdmissionRequest<DynamicObject>, &Value) -> AdmissionResponse;
+
 enum Handler {
-    Admission(fn(AdmissionRequest<DynamicObject>) -> AdmissionResponse),
+    Admission(AdmissionHandler),
     /// A version that converts to and from the hub.
     Conversion(Spoke),
 }
@@ -207,6 +211,12 @@ impl Webhook {
     }
 }
 
+/// The largest review read, as controller-runtime reads AdmissionReviews: an UPDATE carries the
+/// object twice, and the API server accepts objects of up to 3 MiB. (axum's default, 2 MiB,
+/// would refuse the update of a 1 MiB object, and with `failurePolicy: Fail` the API server
+/// would refuse it too: such an object could then never lose its finalizer.)
+pub const BODY_LIMIT: usize = 7 * 1024 * 1024;
+
 /// The router of the webhook server: a path per admission webhook, and `/convert` if a kind
 /// converts.
 pub fn router(webhooks: &'static [Webhook]) -> Router {
@@ -215,19 +225,19 @@ pub fn router(webhooks: &'static [Webhook]) -> Router {
     for webhook in webhooks {
         match webhook.handler {
             Handler::Admission(_) => {
-                router = router.route(
-                    &webhook.path(),
-                    post(move |body: Bytes| async move { json(&webhook.answer(&body)) }),
-                );
+                let answer = move |body: Bytes| async move { json(&webhook.answer(&body)) };
+                let limit = DefaultBodyLimit::max(BODY_LIMIT);
+                router = router.route(&webhook.path(), post(answer).layer(limit));
             }
             Handler::Conversion(_) => converts = true,
         }
     }
     if converts {
-        router = router.route(
-            CONVERT_PATH,
-            post(move |body: Bytes| async move { json(&conversion_review(webhooks, &body)) }),
-        );
+        // The same limit: kube-apiserver sends a ConversionReview per object, a list's too (as
+        // measured with 1.37; controller-runtime sets no limit).
+        let convert = move |body: Bytes| async move { json(&conversion_review(webhooks, &body)) };
+        let limit = DefaultBodyLimit::max(BODY_LIMIT);
+        router = router.route(CONVERT_PATH, post(convert).layer(limit));
     }
     router
 }
@@ -258,13 +268,11 @@ fn json(value: &impl Serialize) -> Response {
 }
 
 /// Answers one AdmissionReview with `handle`.
-fn admission(
-    handle: fn(AdmissionRequest<DynamicObject>) -> AdmissionResponse,
-    body: &[u8],
-) -> Value {
-    let review: Result<AdmissionReview<DynamicObject>, _> = serde_json::from_slice(body);
+fn admission(handle: AdmissionHandler, body: &[u8]) -> Value {
+    let raw: Value = serde_json::from_slice(body).unwrap_or_default();
+    let review: Result<AdmissionReview<DynamicObject>, _> = serde_json::from_value(raw.clone());
     let response = match review.map(AdmissionReview::try_into) {
-        Ok(Ok(request)) => handle(request),
+        Ok(Ok(request)) => handle(request, &raw["request"]["object"]),
         Ok(Err(error)) => AdmissionResponse::invalid(error),
         Err(error) => AdmissionResponse::invalid(error),
     };
@@ -311,20 +319,31 @@ fn typed<K: DeserializeOwned>(object: &DynamicObject) -> Result<K, String> {
     serde_json::from_value(value).map_err(|e| format!("cannot read the object: {e}"))
 }
 
-fn default_request<D: Defaulter>(request: AdmissionRequest<DynamicObject>) -> AdmissionResponse {
+fn default_request<D: Defaulter>(
+    request: AdmissionRequest<DynamicObject>,
+    sent: &Value,
+) -> AdmissionResponse {
     let Some(object) = &request.object else {
         // A deletion: nothing to default.
         return AdmissionResponse::from(&request);
     };
     let result = (|| {
         let mut obj: D::Resource = typed(object)?;
-        // The patch is the change the defaulter made, computed between two serializations of
-        // the typed object: fields the type does not know (or serializes differently) are left
-        // as they were rather than removed.
+        // The API server applies the patch to the object it sent, which lacks what the type
+        // serializes on its own (a `#[serde(default)]` field, an empty list). So the change the
+        // defaulter made is taken between two serializations of the typed object (fields the
+        // type does not know, or writes differently, are left alone), made to the object sent,
+        // and the patch is the difference between that and the object sent.
         let before = serde_json::to_value(&obj).map_err(|e| e.to_string())?;
         let defaulted = call("defaulter", || D::default(&mut obj))?;
         let after = serde_json::to_value(&obj).map_err(|e| e.to_string())?;
-        Ok::<_, String>(defaulted.map(|()| json_patch::diff(&before, &after)))
+        Ok::<_, String>(defaulted.map(|()| {
+            let mut changed = sent.clone();
+            if let Some(changes) = changes(&before, &after) {
+                json_patch::merge(&mut changed, &changes);
+            }
+            json_patch::diff(sent, &changed)
+        }))
     })();
     match result {
         Ok(Ok(patch)) if patch.0.is_empty() => AdmissionResponse::from(&request),
@@ -337,7 +356,41 @@ fn default_request<D: Defaulter>(request: AdmissionRequest<DynamicObject>) -> Ad
     }
 }
 
-fn validate_request<V: Validator>(request: AdmissionRequest<DynamicObject>) -> AdmissionResponse {
+/// What changed from `before` to `after`, as a JSON merge patch (RFC 7386): the fields set or
+/// changed, `null` for those removed, nested objects compared field by field; `None` if
+/// nothing changed.
+fn changes(before: &Value, after: &Value) -> Option<Value> {
+    match (before, after) {
+        (Value::Object(before), Value::Object(after)) => {
+            let mut patch = serde_json::Map::new();
+            for (key, old) in before {
+                match after.get(key) {
+                    None => {
+                        patch.insert(key.clone(), Value::Null);
+                    }
+                    Some(new) => {
+                        if let Some(change) = changes(old, new) {
+                            patch.insert(key.clone(), change);
+                        }
+                    }
+                }
+            }
+            for (key, new) in after {
+                if !before.contains_key(key) {
+                    patch.insert(key.clone(), new.clone());
+                }
+            }
+            (!patch.is_empty()).then_some(Value::Object(patch))
+        }
+        _ if before == after => None,
+        _ => Some(after.clone()),
+    }
+}
+
+fn validate_request<V: Validator>(
+    request: AdmissionRequest<DynamicObject>,
+    _sent: &Value,
+) -> AdmissionResponse {
     let result = (|| {
         let object = |o: &Option<DynamicObject>| match o {
             Some(o) => typed::<V::Resource>(o),
@@ -711,6 +764,75 @@ mod tests {
         json_patch::patch(&mut patched, &patch).expect("applies");
         assert_eq!(patched["spec"]["replicas"], 1);
         assert_eq!(patched["metadata"]["uid"], "u-1");
+    }
+
+    mod gadgets {
+        /// A kind whose type writes what an object may leave out: `limits` and its `max`.
+        #[derive(
+            kube::CustomResource,
+            schemars::JsonSchema,
+            serde::Serialize,
+            serde::Deserialize,
+            Clone,
+            Debug,
+        )]
+        #[kube(group = "test.my.domain", version = "v1", kind = "Gadget", namespaced)]
+        pub struct GadgetSpec {
+            #[serde(default)]
+            pub limits: Limits,
+        }
+
+        #[derive(
+            schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default,
+        )]
+        pub struct Limits {
+            #[serde(default)]
+            pub max: i64,
+        }
+    }
+
+    /// Sets `limits.max` when it is 0.
+    struct Limiter;
+
+    impl Defaulter for Limiter {
+        type Resource = gadgets::Gadget;
+
+        fn default(obj: &mut gadgets::Gadget) -> Result<(), Denied> {
+            if obj.spec.limits.max == 0 {
+                obj.spec.limits.max = 5;
+            }
+            Ok(())
+        }
+    }
+
+    /// The patch applies to the object the API server sent, which lacks `limits` though the
+    /// type writes it: a patch between two serializations of the type would replace
+    /// `/spec/limits/max`, under a parent the object does not have.
+    #[test]
+    fn the_patch_applies_to_the_object_sent_not_to_the_type() {
+        let sent = json!({
+            "apiVersion": "test.my.domain/v1",
+            "kind": "Gadget",
+            "metadata": {"name": "g", "namespace": "default", "uid": "u-1"},
+            "spec": {},
+        });
+        let answer =
+            defaulting::<Limiter>().answer(review("CREATE", sent.clone(), Value::Null).as_bytes());
+        let patch = answer["response"]["patch"].as_str().expect("a patch");
+        let patch = BASE64_STANDARD.decode(patch).expect("base64");
+        let patch: json_patch::Patch = serde_json::from_slice(&patch).expect("a JSON patch");
+        let mut patched = sent;
+        json_patch::patch(&mut patched, &patch).expect("the patch applies to the object sent");
+        assert_eq!(patched["spec"], json!({"limits": {"max": 5}}));
+    }
+
+    #[test]
+    fn changes_are_a_merge_patch_of_what_differs() {
+        let before = json!({"a": 1, "b": {"c": 2, "d": 3}, "e": [1], "gone": true});
+        let after = json!({"a": 1, "b": {"c": 2, "d": 4}, "e": [1, 2], "new": "x"});
+        let expected = json!({"b": {"d": 4}, "e": [1, 2], "gone": null, "new": "x"});
+        assert_eq!(changes(&before, &after), Some(expected));
+        assert_eq!(changes(&before, &before), None);
     }
 
     #[tokio::test]

@@ -246,6 +246,29 @@ impl Resource {
         format!("tests/e2e/{}.rs", self.module.file)
     }
 
+    /// The controller's integration tests: `tests/integration/demo_micro_service.rs`.
+    pub fn integration_file(&self) -> String {
+        format!("tests/integration/{}.rs", self.module.file)
+    }
+
+    /// The integration tests of the version's admission webhooks:
+    /// `tests/integration/demo_micro_service_v1_webhooks.rs`.
+    pub fn webhooks_test_file(&self) -> String {
+        format!(
+            "tests/integration/{}_{}_webhooks.rs",
+            self.module.file, self.version
+        )
+    }
+
+    /// The integration tests of the conversion of `spoke`:
+    /// `tests/integration/guestbook_v1beta1_conversion.rs`.
+    pub fn conversion_test_file(&self, spoke: &Version) -> String {
+        format!(
+            "tests/integration/{}_{spoke}_conversion.rs",
+            self.module.file
+        )
+    }
+
     /// The CRD, as `make manifests` names it: `config/crd/bases/devops.my.domain_demomicroservices.yaml`.
     pub fn crd_file(&self) -> String {
         format!("config/crd/bases/{}_{}.yaml", self.api_group, self.plural)

@@ -45,7 +45,7 @@ pub use crate::e2e::{fetch, gone, step};
 pub use control_plane::ControlPlane;
 
 use crate::context::Scope;
-use crate::{Context, Operator, Registration, WatchScope, error_chain, rbac};
+use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
 /// How long [`Environment::wait_for`] waits for one expected change.
@@ -72,7 +72,7 @@ pub struct Environment {
     // control plane.
     controllers: Controllers,
     /// Serves until dropped.
-    _webhooks: Option<WebhookServer>,
+    webhooks: Option<WebhookServer>,
     operator: &'static Operator,
     client: Client,
     plane: ControlPlane,
@@ -120,7 +120,7 @@ impl Environment {
                 _stop: shutdown.clone().drop_guard(),
                 shutdown,
             },
-            _webhooks: webhooks,
+            webhooks,
             operator,
             client,
             plane,
@@ -139,6 +139,15 @@ impl Environment {
         K: Resource<DynamicType = (), Scope: Scope>,
     {
         K::Scope::api(self.client(), Some(NAMESPACE))
+    }
+
+    /// How many times the API server has called `webhook` (an admission webhook, or a
+    /// conversion: every conversion of the project shares one path).
+    pub fn webhook_calls(&self, webhook: &Webhook) -> usize {
+        let server = self.webhooks.as_ref();
+        server
+            .map(|server| server.calls(&webhook.path()))
+            .unwrap_or_default()
     }
 
     /// The control plane, e.g. for its kubeconfig.
@@ -219,17 +228,33 @@ impl Environment {
     }
 
     /// Server-side applies `obj`, as `kubectl apply --server-side` does, and returns it as
-    /// stored.
+    /// stored; panics if the API server refuses it.
     pub async fn apply<K>(&self, api: &Api<K>, obj: &K) -> K
+    where
+        K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let name = obj.meta().name.clone().unwrap_or_default();
+        self.try_apply(api, obj)
+            .await
+            .unwrap_or_else(|error| panic!("cannot apply {} {name}: {error}", K::kind(&())))
+    }
+
+    /// [`apply`](Self::apply), returning the API server's refusal, e.g. a webhook's.
+    pub async fn try_apply<K>(&self, api: &Api<K>, obj: &K) -> Result<K, kube::Error>
     where
         K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
     {
         let name = obj.meta().name.as_deref().unwrap_or_default();
         let params = PatchParams::apply(TEST_FIELD_MANAGER).force();
-        api.patch(name, &params, &Patch::Apply(obj))
-            .await
-            .unwrap_or_else(|error| panic!("cannot apply {} {name}: {error}", K::kind(&())))
+        api.patch(name, &params, &Patch::Apply(obj)).await
     }
+}
+
+/// `yaml` as a `T`, e.g. a sample of `config/samples` read with `include_str!`; panics if it
+/// is not one.
+pub fn from_yaml<T: DeserializeOwned>(yaml: &str) -> T {
+    serde_saphyr::from_str(yaml)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", std::any::type_name::<T>()))
 }
 
 /// Grants the manager's role (`config/rbac/role.yaml`, from the controllers' rules) to the

@@ -4,15 +4,19 @@
 //! configurations pointed at it (`clientConfig.url` with that CA as `caBundle`) instead of the
 //! webhook Service of `config/`.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::{Request, State};
 use axum::http::header;
+use axum::middleware::{self, Next};
+use axum::response::Response;
 use axum::routing::post;
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 use k8s_openapi::api::admissionregistration::v1::{
@@ -49,8 +53,12 @@ const POLL_INTERVAL: Duration = Duration::from_millis(100);
 pub(crate) struct WebhookServer {
     address: SocketAddr,
     probes: Arc<Probes>,
+    /// The reviews the API server sent, by path.
+    calls: Calls,
     _stop: DropGuard,
 }
+
+type Calls = Arc<Mutex<HashMap<String, usize>>>;
 
 /// The calls the probe webhooks got (see [`wait_until_called`]).
 #[derive(Default)]
@@ -85,20 +93,40 @@ impl WebhookServer {
         let address = listener.local_addr()?;
         let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
         let probes = Arc::new(Probes::default());
-        let router = probe_routes(Arc::clone(&probes)).merge(webhook::router(operator.webhooks));
+        let calls = Calls::default();
+        let router = probe_routes(Arc::clone(&probes))
+            .merge(webhook::router(operator.webhooks))
+            .layer(middleware::from_fn_with_state(Arc::clone(&calls), count));
         let stop = CancellationToken::new();
         tokio::spawn(serve::serve("webhooks", listener, router, stop.clone()));
         Ok(Self {
             address,
             probes,
+            calls,
             _stop: stop.drop_guard(),
         })
+    }
+
+    /// How many reviews the API server sent to `path`.
+    pub(crate) fn calls(&self, path: &str) -> usize {
+        let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        calls.get(path).copied().unwrap_or_default()
     }
 
     /// The URL the API server calls `path` at.
     fn url(&self, path: &str) -> String {
         format!("https://{}{path}", self.address)
     }
+}
+
+/// Counts a request to its path, then serves it.
+async fn count(State(calls): State<Calls>, request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    {
+        let mut calls = calls.lock().unwrap_or_else(PoisonError::into_inner);
+        *calls.entry(path).or_default() += 1;
+    }
+    next.run(request).await
 }
 
 /// Routes answering the probe webhooks (allowed, always) and counting their calls.

@@ -78,7 +78,8 @@ impl Additions {
     }
 
     /// What `r` adds: its API (`adds_resource`: types, CRD version, roles of a kind's first
-    /// version, sample), its controller and, for a namespaced kind's first version, its e2e test.
+    /// version, sample), its controller and, for a kind's first version, its integration test
+    /// and (namespaced kinds) its e2e test.
     pub fn of(r: &Resource, adds_resource: bool, first_version: bool) -> Self {
         let mut add = Self::default();
         let flavor = flavor(r);
@@ -163,6 +164,14 @@ impl Additions {
                 add.file("tests/e2e/main.rs".into(), "e2e/main.rs", IfExists::Keep);
                 add.file(r.e2e_file(), format!("e2e/{flavor}.rs"), IfExists::Refuse);
                 add.insert("tests/e2e/main.rs", "e2e-kinds", "inserts/e2e_kind.rs");
+            }
+            // The integration tests run the controller against a real API server (envtest).
+            if r.has_crd() && first_version {
+                let main = "tests/integration/main.rs";
+                add.file(main.into(), "integration/main.rs", IfExists::Keep);
+                let test = format!("integration/{flavor}.rs");
+                add.file(r.integration_file(), test, IfExists::Refuse);
+                add.insert(main, "integration-tests", "inserts/integration_kind.rs");
             }
         }
         add

@@ -29,6 +29,7 @@ const TEMPLATES: &[&str] = &[
     "crd/",
     "e2e/",
     "inserts/",
+    "integration/",
     "rbac/",
     "samples/",
 ];

@@ -30,7 +30,7 @@ use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{Plan, Templates, markers, project_context};
 
 /// The template folders `create webhook` renders from.
-const TEMPLATES: &[&str] = &["webhook/", "inserts/"];
+const TEMPLATES: &[&str] = &["webhook/", "inserts/", "integration/"];
 
 /// What `make manifests` writes for the admission webhooks.
 const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
@@ -40,6 +40,9 @@ const CRD_KUSTOMIZECONFIG: &str = "config/crd/kustomizeconfig.yaml";
 
 /// The webhooks module, which lists every registration.
 const WEBHOOK_MOD: &str = "src/webhook/mod.rs";
+
+/// The integration tests' crate root, which lists their modules.
+const INTEGRATION_MAIN: &str = "tests/integration/main.rs";
 
 pub fn run(root: &Path, args: CreateWebhookArgs) -> Result<()> {
     let (plan, next) = plan(root, &args)?;
@@ -118,7 +121,29 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             "kind-modules",
             "inserts/webhook_version_mod_kind.rs",
         )?;
+        // A built-in type's webhooks have no integration test: a valid object of any type
+        // is more than a template can know.
+        if request.builtin.is_none() {
+            let test = templates.render("integration/webhooks.rs", &ctx)?;
+            let path = resource.webhooks_test_file();
+            integration_test(&mut plan, &templates, &ctx, path, test, args.force)?;
+            let module = "inserts/integration_webhooks.rs";
+            insert(
+                &mut plan,
+                &templates,
+                &ctx,
+                INTEGRATION_MAIN,
+                "integration-tests",
+                module,
+            )?;
+        }
     }
+    // The version stored, which a conversion test creates its object in.
+    let stored = project
+        .versions_of(&entry.group, &entry.kind)
+        .next()
+        .map(|e| e.version.clone())
+        .unwrap_or_else(|| resource.version.clone());
     for spoke in &request.spokes {
         let version_mod = version_module(&mut plan, &templates, &mut ctx, spoke)?;
         let same_fields = same_fields(&project, &entry, spoke);
@@ -137,6 +162,29 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             &version_mod,
             "kind-modules",
             "inserts/webhook_version_mod_conversion.rs",
+        )?;
+        // Created in the version stored, read in the spoke (or the hub, if the spoke is the
+        // version stored).
+        let target = if *spoke == stored {
+            &resource.version
+        } else {
+            spoke
+        };
+        ctx.insert(
+            "conversion_test",
+            &serde_json::json!({ "source": stored, "target": target }),
+        );
+        let test = templates.render("integration/conversion.rs", &ctx)?;
+        let path = resource.conversion_test_file(spoke);
+        integration_test(&mut plan, &templates, &ctx, path, test, args.force)?;
+        let module = "inserts/integration_conversion.rs";
+        insert(
+            &mut plan,
+            &templates,
+            &ctx,
+            INTEGRATION_MAIN,
+            "integration-tests",
+            module,
         )?;
     }
     // The registrations this command adds, even where the user had deleted them.
@@ -253,6 +301,23 @@ fn version_module(
         "inserts/webhook_mod_version.rs",
     )?;
     Ok(file)
+}
+
+/// Creates the integration test `path` (and the tests' `main.rs` if this is the first), or
+/// rewrites it with `force`.
+fn integration_test(
+    plan: &mut Plan,
+    templates: &Templates,
+    ctx: &tera::Context,
+    path: String,
+    text: String,
+    force: bool,
+) -> Result<()> {
+    if !plan.exists(INTEGRATION_MAIN) {
+        let main = templates.render("integration/main.rs", ctx)?;
+        plan.create(INTEGRATION_MAIN.to_owned(), main)?;
+    }
+    write(plan, &path, text, force)
 }
 
 /// Creates `path`, or rewrites it with `force`.

@@ -1,0 +1,129 @@
+// Copyright 2026 The deploy-image Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The integration tests of the `Worker` controller, against a real API server
+//! (see `main.rs`). The custom resource type is referred to as `v1beta1::Worker`, so that
+//! no kind name can clash with the names used here.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::DeleteParams;
+use kube::{Api, Resource, ResourceExt};
+use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, step};
+
+use deploy_image::OPERATOR;
+use deploy_image::api::v1beta1;
+use deploy_image::controller::worker::CONTROLLER;
+
+/// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
+const SAMPLE: &str = include_str!("../../config/samples/cache_v1beta1_worker.yaml");
+
+/// What the test changes `spec.image` to. No Pod runs in these tests: it need not exist.
+const UPDATED_IMAGE: &str = "registry.example.com/updated:1.0";
+
+/// The sample runs as a Deployment that it controls, with its image and port and the
+/// restricted Pod Security Standard; a changed image is rolled out, and deleting the sample
+/// deletes the Deployment.
+#[tokio::test]
+async fn the_sample_runs_as_a_deployment() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&CONTROLLER).await;
+    let api: Api<v1beta1::Worker> = env.api();
+    let deployments: Api<Deployment> = env.api();
+
+    let mut sample: v1beta1::Worker = from_yaml(SAMPLE);
+    let name = sample.name_any();
+    step(format!("apply the sample {name}"));
+    let owner = env.apply(&api, &sample).await;
+
+    step("a Deployment controlled by it runs the sample's image and port");
+    let deployment = wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
+    let pod = deployment.spec.template.spec.expect("a pod template");
+    let container = &pod.containers[0];
+    let ports = container.ports.iter().flatten();
+    let ports: Vec<i32> = ports.map(|port| port.container_port).collect();
+    // As stored: with the CRD's default port if the sample has none.
+    assert_eq!(ports, Vec::from_iter(owner.spec.port));
+
+    step("the pods follow the restricted Pod Security Standard");
+    let pod_security = pod.security_context.expect("a pod security context");
+    assert_eq!(pod_security.run_as_non_root, Some(true));
+    let seccomp = pod_security.seccomp_profile.map(|profile| profile.type_);
+    assert_eq!(seccomp.as_deref(), Some("RuntimeDefault"));
+    let security = container.security_context.clone();
+    let security = security.expect("a container security context");
+    assert_eq!(security.allow_privilege_escalation, Some(false));
+    let capabilities = security.capabilities.unwrap_or_default();
+    assert_eq!(capabilities.drop, Some(vec!["ALL".to_owned()]));
+
+    step("changing spec.image rolls the Deployment to it");
+    sample.spec.image = UPDATED_IMAGE.to_owned();
+    env.apply(&api, &sample).await;
+    wait_for_image(&env, &deployments, &owner, UPDATED_IMAGE).await;
+
+    step("deleting the sample deletes its Deployment, then itself");
+    api.delete(&name, &DeleteParams::default())
+        .await
+        .unwrap_or_else(|error| panic!("cannot delete {name}: {error}"));
+    let what = format!("Deployment {name} to be deleted");
+    env.wait_for(&what, async || gone(&deployments, &name).await)
+        .await;
+    let what = format!("{name} to be deleted (its finalizer removed)");
+    env.wait_for(&what, async || gone(&api, &name).await).await;
+}
+
+/// Waits until the Deployment of `owner` is controlled by it and runs `image`.
+async fn wait_for_image(
+    env: &Environment,
+    deployments: &Api<Deployment>,
+    owner: &v1beta1::Worker,
+    image: &str,
+) -> Deployment {
+    let name = owner.name_any();
+    let what = format!("Deployment {name} controlled by {name}, with image {image}");
+    env.wait_for(&what, async || {
+        let deployment = fetch(deployments, &name).await?;
+        is_controlled_by(&deployment, owner)?;
+        let images = images(&deployment);
+        if !images.contains(&image) {
+            return Err(format!("its containers run {images:?}"));
+        }
+        Ok(deployment)
+    })
+    .await
+}
+
+/// The images of the containers of `deployment`'s pods.
+fn images(deployment: &Deployment) -> Vec<&str> {
+    let pod = deployment.spec.template.spec.as_ref();
+    pod.into_iter()
+        .flat_map(|pod| &pod.containers)
+        .filter_map(|container| container.image.as_deref())
+        .collect()
+}
+
+/// Succeeds if `obj` has a controller owner reference to `owner` that blocks its deletion
+/// until `obj` is gone, as the controller sets it.
+fn is_controlled_by(obj: &impl Resource, owner: &impl Resource) -> Result<(), String> {
+    let references = obj.owner_references();
+    let controlled = references.iter().any(|reference| {
+        reference.controller == Some(true)
+            && reference.block_owner_deletion == Some(true)
+            && owner.meta().uid.as_ref() == Some(&reference.uid)
+    });
+    if controlled {
+        Ok(())
+    } else {
+        Err(format!("owner references {references:?}"))
+    }
+}

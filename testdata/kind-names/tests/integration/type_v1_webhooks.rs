@@ -1,0 +1,39 @@
+// Copyright 2026 The kind-names Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The integration tests of the webhooks of `Type` v1: the API server calls them
+//! (see `main.rs`). The custom resource type is referred to as `v1::Type`, so that
+//! no kind name can clash with the names used here.
+
+use kube::Api;
+use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+
+use kind_names::OPERATOR;
+use kind_names::api::v1;
+use kind_names::webhook::v1::r#type;
+
+/// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
+const SAMPLE: &str = include_str!("../../config/samples/devops_v1_type.yaml");
+
+/// The sample is admitted by the validating webhook, which the API server calls.
+#[tokio::test]
+async fn the_validator_admits_the_sample() {
+    let env = Environment::start(&OPERATOR).await;
+    let api: Api<v1::Type> = env.api();
+    let sample: v1::Type = from_yaml(SAMPLE);
+
+    step("the sample is admitted");
+    env.apply(&api, &sample).await;
+    assert!(env.webhook_calls(&r#type::VALIDATING) > 0);
+}

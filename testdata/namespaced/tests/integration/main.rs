@@ -1,0 +1,14 @@
+//! Integration tests: each kind's controller and webhooks against a real kube-apiserver and
+//! etcd, one module per kind and per kind's webhooks. Each test starts a control plane of its
+//! own (`rbuilder_runtime::envtest`, about 3 s): the project's CRDs installed from the code,
+//! its webhooks served from the test process and called by the API server, its controllers run
+//! with only the role `make manifests` writes. As with kubebuilder's envtest there is no
+//! kube-controller-manager, scheduler or kubelet: no garbage collection, and no Pod runs.
+//!
+//! `make test` runs them with the kube-apiserver and etcd that `make setup-envtest` downloads
+//! into `bin/`; a plain `cargo test` needs KUBEBUILDER_ASSETS set to a folder holding them.
+
+// One module per kind, and per kind's webhooks, in tests/integration/<name>.rs.
+mod guestbook;
+mod memcached;
+// +rbuilder:scaffold:integration-tests

@@ -1,16 +1,16 @@
 //! What every reconcile gets besides its object: the client, Events, the watched namespace.
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use kube::api::{Patch, PatchParams};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
-use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::warn;
 
-use crate::events::{self, Event};
+use crate::events::{self, Event, Recorder};
 use crate::metrics::Metrics;
 
 /// What each reconciler gets besides the object: built once by the manager, shared (in an
@@ -25,7 +25,7 @@ pub struct Context {
     pub watch_namespace: Option<String>,
     /// The name the operator uses towards the API server: see [`crate::Operator::field_manager`].
     field_manager: String,
-    recorder: Recorder,
+    recorder: Arc<Recorder>,
     pub(crate) metrics: Metrics,
 }
 
@@ -33,10 +33,8 @@ impl Context {
     /// The context of an operator named `field_manager` (see
     /// [`crate::Operator::field_manager`]).
     pub fn new(client: Client, field_manager: String, watch_namespace: Option<String>) -> Self {
-        // The reporting instance is the host name, i.e. the pod name in a cluster.
-        let reporter = Reporter::from(field_manager.as_str());
         Self {
-            recorder: Recorder::new(client.clone(), reporter),
+            recorder: Arc::new(Recorder::new(client.clone(), field_manager.clone())),
             client,
             watch_namespace,
             field_manager,

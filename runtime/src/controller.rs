@@ -109,8 +109,9 @@ pub trait Reconciler: 'static {
         controller
     }
 
-    /// The reason of the Warning Event that shows `error` on the object. Give each kind of
-    /// failure a reason of its own: repeats of one reason show the first one's message.
+    /// The reason of the Warning Event that shows `error` on the object: give each kind of
+    /// failure a reason of its own, which `kubectl get events --field-selector reason=...`
+    /// can find.
     fn failure_reason(error: &Self::Error) -> &'static str {
         let _ = error;
         events::RECONCILE_FAILED

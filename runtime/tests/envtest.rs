@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
@@ -184,12 +185,38 @@ impl Reconciler for Forgetful {
     }
 }
 
+/// Fails every reconcile, first with one message, then with another.
+struct Flaky;
+
+/// How many times [`Flaky`] has reconciled.
+static FLAKY_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+impl Reconciler for Flaky {
+    type Resource = Widget;
+    type Error = std::io::Error;
+    const NAME: &'static str = "flaky";
+    const FINALIZER: Option<&'static str> = None;
+
+    async fn apply(_obj: Arc<Widget>, _ctx: Arc<Context>) -> Result<Action, std::io::Error> {
+        let message = match FLAKY_CALLS.fetch_add(1, Ordering::Relaxed) {
+            0 => "the backend answered 500",
+            _ => "the backend answered 403",
+        };
+        Err(std::io::Error::other(message))
+    }
+
+    fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        Measurer::rbac_rules()
+    }
+}
+
 fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
     rbuilder_runtime::crd::merge_versions(vec![Widget::crd(), v2::Widget::crd()])
 }
 
 const MEASURER: Registration = register::<Measurer>();
 const FORGETFUL: Registration = register::<Forgetful>();
+const FLAKY: Registration = register::<Flaky>();
 
 static OPERATOR: Operator = Operator {
     name: "widgets",
@@ -200,6 +227,15 @@ static OPERATOR: Operator = Operator {
         validating::<SizeCheck>(),
         conversion::<Widget, v2::Widget>(),
     ],
+    crds,
+    scope: WatchScope::Cluster,
+};
+
+static FLAKY_OPERATOR: Operator = Operator {
+    name: "flaky",
+    version: "0.1.0",
+    controllers: &[FLAKY],
+    webhooks: &[],
     crds,
     scope: WatchScope::Cluster,
 };
@@ -414,6 +450,40 @@ async fn a_controller_gets_only_what_its_rules_grant() {
     );
     let widget = fetch(&widgets, "unmeasured").await.expect("the widget");
     assert!(widget.status.is_none(), "{:?}", widget.status);
+}
+
+/// A failure whose message changes is a new Warning Event with the new message, not one more
+/// of the first Event's series (whose note cannot change).
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn each_failure_message_shows_in_an_event() {
+    let env = Environment::start(&FLAKY_OPERATOR).await;
+    env.run(&FLAKY).await;
+    let widgets: Api<Widget> = env.api();
+    env.apply(&widgets, &widget("flaky", 1)).await;
+    let events: Api<Event> = env.api();
+    let notes = env
+        .wait_for("a Warning Event for each message", async || {
+            let list = events.list(&ListParams::default()).await;
+            let list = list.map_err(|e| e.to_string())?;
+            let notes: Vec<String> = list
+                .items
+                .into_iter()
+                .filter(|event| event.type_.as_deref() == Some("Warning"))
+                .filter_map(|event| event.note)
+                .collect();
+            let both = ["500", "403"];
+            if both
+                .iter()
+                .all(|code| notes.iter().any(|note| note.contains(code)))
+            {
+                Ok(notes)
+            } else {
+                Err(format!("the Warning Events say {notes:?}"))
+            }
+        })
+        .await;
+    assert_eq!(notes.len(), 2, "{notes:?}");
 }
 
 /// A test that panics still stops the control plane and deletes its folder.

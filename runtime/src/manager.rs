@@ -179,7 +179,23 @@ async fn manage(
 ) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     cancel_on_signal(shutdown.clone())?;
+    manage_until(operator, flags, client, metrics, shutdown).await
+}
 
+/// [`manage`], until `shutdown` is cancelled: the controllers stop first, letting the
+/// reconciles under way finish, and only then the servers. A reconcile that is draining still
+/// needs the webhooks (removing a finalizer is an update that the API server sends them) and
+/// the probes, as in controller-runtime, which stops its webhook server after the controllers.
+async fn manage_until(
+    operator: &'static Operator,
+    flags: Flags,
+    client: Client,
+    metrics: Metrics,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    // Cancelled once the controllers have stopped.
+    let servers_shutdown = CancellationToken::new();
+    let _stop_servers = servers_shutdown.clone().drop_guard();
     let watch_namespace = std::env::var("WATCH_NAMESPACE")
         .ok()
         .filter(|namespace| !namespace.is_empty());
@@ -209,7 +225,7 @@ async fn manage(
             "health probes",
             listener,
             probes,
-            shutdown.clone(),
+            servers_shutdown.clone(),
         ));
     }
     let metrics = Router::new()
@@ -226,17 +242,24 @@ async fn manage(
                 &flags.metrics_cert_key,
             )
             .context("cannot serve metrics over HTTPS")?;
-            tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
+            tokio::spawn(
+                Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, servers_shutdown.clone()),
+            );
             let config = tls::server_config(certificate)?;
             let listener = TlsListener::new(listener, config)?;
             servers.spawn(serve::serve(
                 "metrics (HTTPS)",
                 listener,
                 metrics,
-                shutdown.clone(),
+                servers_shutdown.clone(),
             ));
         } else {
-            servers.spawn(serve::serve("metrics", listener, metrics, shutdown.clone()));
+            servers.spawn(serve::serve(
+                "metrics",
+                listener,
+                metrics,
+                servers_shutdown.clone(),
+            ));
         }
     }
 
@@ -248,14 +271,16 @@ async fn manage(
                 &flags.webhook_cert_key,
             )
             .context("cannot serve the webhooks over HTTPS")?;
-            tokio::spawn(Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, shutdown.clone()));
+            tokio::spawn(
+                Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, servers_shutdown.clone()),
+            );
             let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
             let router = webhook::router(operator.webhooks);
             servers.spawn(serve::serve(
                 "webhooks (HTTPS)",
                 listener,
                 router,
-                shutdown.clone(),
+                servers_shutdown.clone(),
             ));
         }
         // Ready from now on: serving, or told not to (--webhook-bind-address=0).
@@ -296,6 +321,7 @@ async fn manage(
     if let Some(leadership) = leadership {
         leadership.release().await;
     }
+    servers_shutdown.cancel();
     while let Some(server) = servers.join_next().await {
         server.context("server task failed")??;
     }
@@ -480,5 +506,193 @@ mod tests {
                 other => panic!("{other:?} is not loopback"),
             }
         }
+    }
+}
+
+/// The manager against a real API server (envtest): what it stops first.
+#[cfg(all(test, feature = "testing"))]
+mod shutdown_tests {
+    use std::time::Duration;
+
+    use k8s_openapi::api::rbac::v1::PolicyRule;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{DeleteParams, PostParams};
+    use kube::core::crd::MergeError;
+    use kube::{Api, CustomResourceExt, ResourceExt};
+    use tokio::sync::Notify;
+    use tokio::time::{sleep, timeout};
+
+    use super::*;
+    use crate::controller::Action;
+    use crate::envtest::{ControlPlane, webhooks};
+    use crate::webhook::{Denied, Validator, Warnings, validating};
+    use crate::{Reconciler, register};
+
+    #[derive(
+        kube::CustomResource,
+        schemars::JsonSchema,
+        serde::Serialize,
+        serde::Deserialize,
+        Clone,
+        Debug,
+    )]
+    #[kube(group = "shutdown.rbuilder.io", version = "v1", kind = "Crate")]
+    pub struct CrateSpec {
+        pub size: i64,
+    }
+
+    /// Refuses a negative size, in creations and updates (a finalizer's removal too).
+    struct SizeCheck;
+
+    impl Validator for SizeCheck {
+        type Resource = Crate;
+
+        fn validate_create(obj: &Crate) -> Result<Warnings, Denied> {
+            if obj.spec.size < 0 {
+                return Err(Denied::new("the size must not be negative"));
+            }
+            Ok(Warnings::new())
+        }
+
+        fn validate_update(_old: &Crate, new: &Crate) -> Result<Warnings, Denied> {
+            Self::validate_create(new)
+        }
+    }
+
+    static CLEANUP_STARTED: Notify = Notify::const_new();
+    static CLEANUP_MAY_END: Notify = Notify::const_new();
+
+    /// Holds a finalizer, and cleans up only when the test lets it.
+    struct Slow;
+
+    impl Reconciler for Slow {
+        type Resource = Crate;
+        type Error = kube::Error;
+        const NAME: &'static str = "slow";
+        const FINALIZER: Option<&'static str> = Some("shutdown.rbuilder.io/finalizer");
+
+        async fn apply(_obj: Arc<Crate>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            Ok(Action::await_change())
+        }
+
+        async fn cleanup(_obj: Arc<Crate>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            CLEANUP_STARTED.notify_one();
+            CLEANUP_MAY_END.notified().await;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+    }
+
+    fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        Ok(vec![Crate::crd()])
+    }
+
+    static OPERATOR: Operator = Operator {
+        name: "shutdown",
+        version: "0.1.0",
+        controllers: &[register::<Slow>()],
+        webhooks: &[validating::<SizeCheck>()],
+        crds,
+        scope: WatchScope::Cluster,
+    };
+
+    fn crate_of_size(name: &str, size: i64) -> Crate {
+        Crate::new(name, CrateSpec { size })
+    }
+
+    /// On SIGTERM the webhooks are served until the reconciles under way have finished: the
+    /// last one removes a finalizer, an update the API server sends the validating webhook.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn webhooks_serve_until_the_reconciles_have_drained() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        // The manager's webhook certificate, from the CA the API server is told to trust.
+        let certs = plane.dir().join("manager-certs");
+        std::fs::create_dir(&certs).expect("a folder");
+        let pem = plane.ca().server("manager").expect("a certificate");
+        std::fs::write(certs.join("tls.crt"), pem.cert).expect("write tls.crt");
+        std::fs::write(certs.join("tls.key"), pem.key).expect("write tls.key");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let base_url = format!("https://127.0.0.1:{port}");
+        let ca = plane.ca().cert.clone();
+        webhooks::install_crds(&client, &OPERATOR, Some(&base_url), &ca)
+            .await
+            .expect("the CRD");
+        webhooks::install_configurations(&client, &OPERATOR, &base_url, &ca, "default")
+            .await
+            .expect("the webhook configuration");
+
+        let flags = Flags::parse_from([
+            "manager",
+            "--metrics-bind-address=0",
+            "--health-probe-bind-address=0",
+            &format!("--webhook-bind-address=127.0.0.1:{port}"),
+            "--webhook-cert-path",
+            &certs.display().to_string(),
+        ]);
+        let shutdown = CancellationToken::new();
+        let metrics = Metrics::default();
+        let manager = manage_until(&OPERATOR, flags, client.clone(), metrics, shutdown.clone());
+        let manager = tokio::spawn(manager);
+
+        // The API server calls the manager's webhook, once the configuration has reached it.
+        let crates: Api<Crate> = Api::all(client);
+        let dry_run = PostParams {
+            dry_run: true,
+            ..PostParams::default()
+        };
+        let refused = async {
+            loop {
+                let attempt = crates
+                    .create(&dry_run, &crate_of_size("negative", -1))
+                    .await;
+                if attempt.is_err_and(|error| error.to_string().contains("denied the request")) {
+                    return;
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let waited = timeout(Duration::from_secs(30), refused).await;
+        waited.expect("the manager's webhook to refuse a negative size");
+
+        let name = "held";
+        crates
+            .create(&PostParams::default(), &crate_of_size(name, 1))
+            .await
+            .expect("a crate");
+        let finalized = async {
+            loop {
+                match crates.get(name).await {
+                    Ok(obj) if !obj.finalizers().is_empty() => return,
+                    _ => sleep(Duration::from_millis(100)).await,
+                }
+            }
+        };
+        let waited = timeout(Duration::from_secs(30), finalized).await;
+        waited.expect("the controller to add its finalizer");
+
+        crates
+            .delete(name, &DeleteParams::default())
+            .await
+            .expect("the deletion");
+        let started = timeout(Duration::from_secs(30), CLEANUP_STARTED.notified()).await;
+        started.expect("the cleanup to start");
+        // SIGTERM while the cleanup runs; the servers would stop at once.
+        shutdown.cancel();
+        sleep(Duration::from_secs(1)).await;
+        CLEANUP_MAY_END.notify_one();
+        let stopped = timeout(Duration::from_secs(30), manager).await;
+        let result = stopped.expect("the manager to stop").expect("its task");
+        result.expect("the manager stops without an error");
+        let left = crates.get_opt(name).await.expect("a read");
+        let finalizers = left.map(|obj| obj.finalizers().to_vec());
+        assert_eq!(finalizers, None, "the crate kept its finalizer");
     }
 }

@@ -25,7 +25,7 @@ mod assets;
 mod certs;
 mod control_plane;
 mod process;
-mod webhooks;
+pub(crate) mod webhooks;
 
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -45,6 +45,7 @@ pub use crate::e2e::{fetch, gone, step};
 pub use control_plane::ControlPlane;
 
 use crate::context::Scope;
+use crate::manifests;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
@@ -108,9 +109,13 @@ impl Environment {
         } else {
             Some(WebhookServer::start(operator, &plane).await?)
         };
-        webhooks::install_crds(&client, operator, webhooks.as_ref(), &ca).await?;
-        if let Some(server) = &webhooks {
-            webhooks::install_configurations(&client, operator, server, &ca, NAMESPACE).await?;
+        let base_url = webhooks.as_ref().map(WebhookServer::base_url);
+        webhooks::install_crds(&client, operator, base_url.as_deref(), &ca).await?;
+        if let (Some(server), Some(base_url)) = (&webhooks, &base_url) {
+            webhooks::install_configurations(&client, operator, base_url, &ca, NAMESPACE).await?;
+            if !manifests::webhook_configurations(operator)?.is_empty() {
+                webhooks::wait_until_called(&client, server, &ca).await?;
+            }
         }
         grant_manager_role(&client, operator).await?;
         let shutdown = CancellationToken::new();

@@ -113,9 +113,9 @@ impl WebhookServer {
         calls.get(path).copied().unwrap_or_default()
     }
 
-    /// The URL the API server calls `path` at.
-    fn url(&self, path: &str) -> String {
-        format!("https://{}{path}", self.address)
+    /// The URL the API server calls the webhooks at, but their path.
+    pub(crate) fn base_url(&self) -> String {
+        format!("https://{}", self.address)
     }
 }
 
@@ -152,22 +152,22 @@ fn probe_routes(probes: Arc<Probes>) -> Router {
         .route(PROBE_VALIDATING, answer(|p| &p.validating))
 }
 
-/// Installs `operator`'s CRDs, with their conversion webhooks (if any) served by `server`, and
-/// waits until the API server serves every version of each.
+/// Installs `operator`'s CRDs, with their conversion webhooks (if any) served at `base_url`
+/// with a certificate of `ca`, and waits until the API server serves every version of each.
 pub(crate) async fn install_crds(
     client: &Client,
     operator: &Operator,
-    server: Option<&WebhookServer>,
+    base_url: Option<&str>,
     ca: &str,
 ) -> anyhow::Result<()> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut installed = Vec::new();
     for mut crd in manifests::crds(operator)? {
         if let Some(conversion) = crd.pointer_mut("/spec/conversion/webhook") {
-            let Some(server) = server else {
+            let Some(base_url) = base_url else {
                 bail!("a CRD converts through a webhook, but the operator serves none");
             };
-            conversion["clientConfig"] = client_config(server, webhook::CONVERT_PATH, ca);
+            conversion["clientConfig"] = client_config(base_url, webhook::CONVERT_PATH, ca);
         }
         let crd: CustomResourceDefinition = serde_json::from_value(crd)?;
         installed.push(apply(&api, &crd).await?);
@@ -178,20 +178,17 @@ pub(crate) async fn install_crds(
     Ok(())
 }
 
-/// Installs the Mutating- and ValidatingWebhookConfigurations of `operator`, calling `server`,
-/// with `namespace` as the manager's (in the namespaceSelectors of webhooks for Kubernetes'
-/// own types), and waits until the API server calls them.
+/// Installs the Mutating- and ValidatingWebhookConfigurations of `operator`, calling the
+/// webhooks at `base_url` with a certificate of `ca`, with `namespace` as the manager's (in the
+/// selectors of the webhooks that spare the manager's namespace or look only there).
 pub(crate) async fn install_configurations(
     client: &Client,
     operator: &Operator,
-    server: &WebhookServer,
+    base_url: &str,
     ca: &str,
     namespace: &str,
 ) -> anyhow::Result<()> {
     let configurations = manifests::webhook_configurations(operator)?;
-    if configurations.is_empty() {
-        return Ok(());
-    }
     for mut configuration in configurations {
         let kind = configuration["kind"]
             .as_str()
@@ -203,7 +200,7 @@ pub(crate) async fn install_configurations(
             .flatten()
         {
             let path = webhook["clientConfig"]["service"]["path"].clone();
-            webhook["clientConfig"] = client_config(server, path.as_str().unwrap_or("/"), ca);
+            webhook["clientConfig"] = client_config(base_url, path.as_str().unwrap_or("/"), ca);
             for selector in ["namespaceSelector", "objectSelector"] {
                 name_the_namespace(&mut webhook[selector], namespace);
             }
@@ -219,12 +216,12 @@ pub(crate) async fn install_configurations(
             }
         }
     }
-    wait_until_called(client, server, ca).await
+    Ok(())
 }
 
-/// `clientConfig` calling `path` on `server`, trusting `ca`.
-fn client_config(server: &WebhookServer, path: &str, ca: &str) -> Value {
-    json!({"url": server.url(path), "caBundle": BASE64_STANDARD.encode(ca)})
+/// `clientConfig` calling `path` under `base_url`, trusting `ca`.
+fn client_config(base_url: &str, path: &str, ca: &str) -> Value {
+    json!({"url": format!("{base_url}{path}"), "caBundle": BASE64_STANDARD.encode(ca)})
 }
 
 /// `selector` with the manager's namespace, `system` until kustomize names it, named.
@@ -243,7 +240,7 @@ fn name_the_namespace(selector: &mut Value, namespace: &str) {
 /// them from a cache that a watch fills, a moment after they are created. A mutating and a
 /// validating probe webhook are installed after them; once a dry-run create of a ConfigMap
 /// reaches both probes, the caches hold the configurations installed before them too.
-async fn wait_until_called(
+pub(crate) async fn wait_until_called(
     client: &Client,
     server: &WebhookServer,
     ca: &str,
@@ -253,7 +250,7 @@ async fn wait_until_called(
         json!({
             "name": "probe.envtest.rbuilder.io",
             "admissionReviewVersions": ["v1"],
-            "clientConfig": client_config(server, path, ca),
+            "clientConfig": client_config(&server.base_url(), path, ca),
             "rules": [{
                 "apiGroups": [""], "apiVersions": ["v1"],
                 "operations": ["CREATE"], "resources": ["configmaps"],

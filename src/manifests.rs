@@ -108,18 +108,29 @@ impl AdmissionWebhook<'_> {
     }
 }
 
+/// The runtime's `scope_own_kind`: an operator scoped to its namespace is sent the objects of
+/// that namespace only.
+fn scope_own_kind(webhook: &mut Value, namespaced: bool) {
+    if namespaced {
+        webhook["namespaceSelector"] = in_namespaces("In", &[WEBHOOK_SERVICE.1]);
+    }
+}
+
+/// A namespaceSelector by the namespaces' names.
+fn in_namespaces(operator: &str, values: &[&str]) -> Value {
+    json!({"matchExpressions": [{
+        "key": "kubernetes.io/metadata.name",
+        "operator": operator,
+        "values": values,
+    }]})
+}
+
 /// The runtime's `scope_kubernetes_type`: an operator of the whole cluster leaves out its own
 /// namespace (before kustomize names it), kube-system and kube-node-lease; one scoped to its
 /// namespace (`namespaced`) looks there only, and leaves out the manager's objects by their
 /// label.
 fn scope_kubernetes_type(webhook: &mut Value, namespaced: bool) {
-    let namespaces = |operator: &str, values: &[&str]| {
-        json!({"matchExpressions": [{
-            "key": "kubernetes.io/metadata.name",
-            "operator": operator,
-            "values": values,
-        }]})
-    };
+    let namespaces = in_namespaces;
     if namespaced {
         webhook["namespaceSelector"] = namespaces("In", &[WEBHOOK_SERVICE.1]);
         webhook["objectSelector"] = json!({"matchExpressions": [{
@@ -181,7 +192,9 @@ pub fn webhook_configurations(
             .filter(|w| w.mutating == mutating)
             .map(|w| {
                 let mut value = w.to_value();
-                if !w.own {
+                if w.own {
+                    scope_own_kind(&mut value, namespaced);
+                } else {
                     scope_kubernetes_type(&mut value, namespaced);
                 }
                 if let Some(kept) = operations.get(&w.name()) {

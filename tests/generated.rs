@@ -207,8 +207,8 @@ fn check_restricted_pods(rendered: &str) {
 /// A webhook for a Kubernetes type (a Pod) never sees the manager's objects, as rendered for
 /// `make deploy`: failing closed on them, it could keep the manager from starting. An operator
 /// of the whole cluster leaves out its namespace, kube-system and kube-node-lease; one scoped to
-/// its namespace
-/// (WATCH_NAMESPACE) looks there only, but not at the manager's objects.
+/// its namespace (WATCH_NAMESPACE) looks there only, but not at the manager's objects, and its
+/// webhooks for its own kinds look there only too, in configurations named after it.
 fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
     let documents = yaml_documents(rendered);
     let Some(manager) = documents.iter().find(|d| d["kind"] == "Deployment") else {
@@ -226,10 +226,21 @@ fn check_webhooks_spare_the_managers_namespace(rendered: &str) {
         {
             continue;
         }
+        // Cluster-scoped: another installation of a namespaced operator, in another namespace,
+        // has configurations of its own.
+        let name = doc["metadata"]["name"].as_str().expect("a name");
+        let suffix = format!(".{}", namespace.as_str().expect("a namespace"));
+        assert_eq!(scoped, name.ends_with(&suffix), "{name}");
         for webhook in doc["webhooks"].as_array().expect("webhooks") {
             let group = webhook["rules"][0]["apiGroups"][0].as_str().expect("group");
             let kubernetes = !group.contains('.') || group.ends_with(".k8s.io");
             let selector = &webhook["namespaceSelector"]["matchExpressions"][0];
+            if !kubernetes && scoped {
+                // The operator's own kinds, in its namespace only.
+                assert_eq!(selector["operator"], "In", "{webhook}");
+                assert_eq!(selector["values"], serde_json::json!([namespace]));
+                continue;
+            }
             if !kubernetes {
                 assert!(selector.is_null(), "{webhook}");
                 continue;

@@ -194,7 +194,9 @@ pub(crate) fn webhook_configurations(operator: &Operator) -> anyhow::Result<Vec<
             .map(|w| {
                 let r = (w.resource)();
                 let mut entry = admission_webhook(w);
-                if !own_kinds.contains(&(r.group, r.kind)) {
+                if own_kinds.contains(&(r.group, r.kind)) {
+                    scope_own_kind(&mut entry, operator.scope);
+                } else {
                     scope_kubernetes_type(&mut entry, operator.scope);
                 }
                 entry
@@ -235,6 +237,24 @@ fn admission_webhook(webhook: &Webhook) -> Value {
     })
 }
 
+/// Keeps the webhook of one of the operator's own kinds to the objects the operator works on:
+/// those of its namespace, for an operator scoped to it (each installation of it, in a
+/// namespace of its own, sees its own objects only); all, for an operator of the whole cluster.
+fn scope_own_kind(webhook: &mut Value, scope: WatchScope) {
+    if scope == WatchScope::Namespace {
+        webhook["namespaceSelector"] = in_namespaces("In", &[SERVICE.1]);
+    }
+}
+
+/// A namespaceSelector by the namespaces' names.
+fn in_namespaces(operator: &str, values: &[&str]) -> Value {
+    json!({"matchExpressions": [{
+        "key": "kubernetes.io/metadata.name",
+        "operator": operator,
+        "values": values,
+    }]})
+}
+
 /// Keeps the webhook of a type the project does not define (a Pod, a Deployment) away from the
 /// manager's own objects. Such a webhook fails closed: while the manager is down, no Pod it
 /// sees could be created, the manager's replacement included, and it would never come back.
@@ -244,13 +264,7 @@ fn admission_webhook(webhook: &Webhook) -> Value {
 /// to its namespace looks there only, and leaves out the manager's objects by their
 /// `control-plane` label.
 fn scope_kubernetes_type(webhook: &mut Value, scope: WatchScope) {
-    let namespaces = |operator: &str, values: &[&str]| {
-        json!({"matchExpressions": [{
-            "key": "kubernetes.io/metadata.name",
-            "operator": operator,
-            "values": values,
-        }]})
-    };
+    let namespaces = in_namespaces;
     match scope {
         WatchScope::Cluster => {
             webhook["namespaceSelector"] =

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
@@ -229,6 +230,16 @@ static OPERATOR: Operator = Operator {
     ],
     crds,
     scope: WatchScope::Cluster,
+};
+
+/// An operator scoped to its namespace (`rbuilder init --namespaced`).
+static NAMESPACED_OPERATOR: Operator = Operator {
+    name: "namespaced",
+    version: "0.1.0",
+    controllers: &[],
+    webhooks: &[validating::<SizeCheck>()],
+    crds,
+    scope: WatchScope::Namespace,
 };
 
 static FLAKY_OPERATOR: Operator = Operator {
@@ -450,6 +461,34 @@ async fn a_controller_gets_only_what_its_rules_grant() {
     );
     let widget = fetch(&widgets, "unmeasured").await.expect("the widget");
     assert!(widget.status.is_none(), "{:?}", widget.status);
+}
+
+/// An operator scoped to its namespace is sent the objects of that namespace only: another
+/// installation of it, in another namespace, validates those.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_namespaced_operators_webhooks_see_its_namespace_only() {
+    let env = Environment::start(&NAMESPACED_OPERATOR).await;
+    let webhook = &NAMESPACED_OPERATOR.webhooks[0];
+    let ours: Api<Widget> = env.api();
+    env.apply(&ours, &widget("ours", 1)).await;
+    let calls = env.webhook_calls(webhook);
+    assert!(calls > 0, "the webhook was not called in its namespace");
+
+    let namespaces: Api<Namespace> = Api::all(env.client());
+    let other = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    let params = PatchParams::apply("test");
+    let created = namespaces
+        .patch("other", &params, &Patch::Apply(&other))
+        .await;
+    created.expect("another namespace");
+    let theirs: Api<Widget> = Api::namespaced(env.client(), "other");
+    env.apply(&theirs, &widget("theirs", -1)).await;
+    assert_eq!(
+        env.webhook_calls(webhook),
+        calls,
+        "called for another namespace"
+    );
 }
 
 /// A failure whose message changes is a new Warning Event with the new message, not one more

@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::create_webhook::plan_webhook_configurations;
+use super::create_webhook::{REPLACEMENTS, plan_replacements, plan_webhook_configurations};
 use super::{finish, grafana};
 use crate::cli::EditArgs;
 use crate::license;
@@ -266,8 +266,13 @@ fn scope_change(
     if plan.exists(ROLE) {
         plan.update(ROLE, |role| role_with_scope(role, after.namespaced, ROLE))?;
     }
-    // What a built-in type's webhooks see follows the scope.
+    // What the webhooks see, and the names of their configurations, follow the scope.
     plan_webhook_configurations(plan, after)?;
+    if plan.exists(REPLACEMENTS) {
+        let templates = Templates::load(&["webhook/"])?;
+        let mut ctx = project_context(root, after);
+        plan_replacements(plan, &templates, &mut ctx, after)?;
+    }
     let mut next = if after.namespaced {
         "The operator now watches one namespace (WATCH_NAMESPACE, the manager's own in the \
          cluster) with Roles instead of ClusterRoles."

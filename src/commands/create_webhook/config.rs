@@ -92,39 +92,7 @@ pub(super) fn plan_kustomize(
             plan.create(path.to_owned(), text)?;
         }
     }
-    // What the CA is injected into, and which configurations have webhooks for built-in types,
-    // whose namespaceSelector names the manager's namespace.
-    let mut configurations = Vec::new();
-    let mut selecting = Vec::new();
-    for (kind, mutating) in [
-        ("MutatingWebhookConfiguration", true),
-        ("ValidatingWebhookConfiguration", false),
-    ] {
-        let wanted = |w: &WebhooksEntry| if mutating { w.defaulting } else { w.validation };
-        if with_webhooks(project).any(|(_, w)| wanted(w)) {
-            configurations.push(kind);
-        }
-        if with_webhooks(project).any(|(e, w)| wanted(w) && e.is_builtin()) {
-            selecting.push(kind);
-        }
-    }
-    let mut crds = Vec::new();
-    for e in project.custom_resources() {
-        if e.webhooks.as_ref().is_some_and(|w| w.conversion) {
-            let plural = e.plural_or_derived()?;
-            crds.push(format!("{plural}.{}.{}", e.group, project.domain));
-        }
-    }
-    ctx.insert("configurations", &configurations);
-    ctx.insert("selecting", &selecting);
-    ctx.insert("crds", &crds);
-    let replacements = templates.render("webhook/config/webhook_replacements.yaml", ctx)?;
-    let path = "config/default/webhook_replacements.yaml";
-    if plan.exists(path) {
-        plan.update(path.to_owned(), |_| Ok(replacements))?;
-    } else {
-        plan.create(path.to_owned(), replacements)?;
-    }
+    plan_replacements(plan, templates, ctx, project)?;
 
     plan.update("config/default/kustomization.yaml".to_owned(), |text| {
         let mut text = text.to_owned();
@@ -164,6 +132,56 @@ pub(super) fn plan_kustomize(
                 None => Ok(format!("{text}{line}")),
             }
         })?;
+    }
+    Ok(())
+}
+
+/// Where config/default says what kustomize fills in: the webhooks' CA, the Certificate's DNS
+/// names, the manager's namespace in the webhooks' selectors (and names).
+pub(in crate::commands) const REPLACEMENTS: &str = "config/default/webhook_replacements.yaml";
+
+/// Writes [`REPLACEMENTS`] for `project`'s webhooks and scope.
+pub(in crate::commands) fn plan_replacements(
+    plan: &mut Plan,
+    templates: &Templates,
+    ctx: &mut tera::Context,
+    project: &Project,
+) -> Result<()> {
+    // What the CA is injected into, and which configurations have webhooks whose
+    // namespaceSelector names the manager's namespace (for built-in types, and all of a
+    // namespaced operator's).
+    let mut configurations = Vec::new();
+    let mut selecting = Vec::new();
+    for (kind, mutating) in [
+        ("MutatingWebhookConfiguration", true),
+        ("ValidatingWebhookConfiguration", false),
+    ] {
+        let wanted = |w: &WebhooksEntry| if mutating { w.defaulting } else { w.validation };
+        if with_webhooks(project).any(|(_, w)| wanted(w)) {
+            configurations.push(kind);
+        }
+        // A namespaced operator's webhooks all look at its namespace only.
+        let selects = |e: &ResourceEntry| e.is_builtin() || project.namespaced;
+        if with_webhooks(project).any(|(e, w)| wanted(w) && selects(e)) {
+            selecting.push(kind);
+        }
+    }
+    let mut crds = Vec::new();
+    for e in project.custom_resources() {
+        if e.webhooks.as_ref().is_some_and(|w| w.conversion) {
+            let plural = e.plural_or_derived()?;
+            crds.push(format!("{plural}.{}.{}", e.group, project.domain));
+        }
+    }
+    ctx.insert("configurations", &configurations);
+    ctx.insert("selecting", &selecting);
+    ctx.insert("namespaced", &project.namespaced);
+    ctx.insert("crds", &crds);
+    let replacements = templates.render("webhook/config/webhook_replacements.yaml", ctx)?;
+    if plan.exists(REPLACEMENTS) {
+        plan.update(REPLACEMENTS.to_owned(), |_| Ok(replacements))?;
+    } else {
+        plan.create(REPLACEMENTS.to_owned(), replacements)?;
     }
     Ok(())
 }

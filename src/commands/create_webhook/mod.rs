@@ -11,7 +11,7 @@ mod config;
 mod record;
 mod resolve;
 
-pub(super) use self::config::plan_webhook_configurations;
+pub(super) use self::config::{REPLACEMENTS, plan_replacements, plan_webhook_configurations};
 
 use std::path::Path;
 

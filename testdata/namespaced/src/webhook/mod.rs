@@ -9,6 +9,7 @@ pub mod v1;
 
 /// Every webhook the manager serves.
 pub const WEBHOOKS: &[Webhook] = &[
+    v1::guestbook::DEFAULTING,
     v1::pod::DEFAULTING,
     v1::pod::VALIDATING,
     // +rbuilder:scaffold:webhooks

@@ -10,5 +10,6 @@
 
 // One module per kind, and per kind's webhooks, in tests/integration/<name>.rs.
 mod guestbook;
+mod guestbook_v1_webhooks;
 mod memcached;
 // +rbuilder:scaffold:integration-tests

@@ -98,6 +98,58 @@ impl Context {
             .await
     }
 
+    /// Stops this operator's server-side applies from managing the field at `path` of `obj`
+    /// (e.g. `["spec", "replicas"]`) without changing its value. An apply that leaves out a
+    /// field its field manager alone owned removes it (a Deployment without `replicas` falls
+    /// back to 1), so, as the server-side apply documentation's "transferring ownership" does,
+    /// the value is first applied by a field manager of its own, `<field manager>-released`,
+    /// which keeps it; whoever changes it next (an HPA, `kubectl scale`) takes it over. Call it
+    /// before the apply that leaves the field out; it does nothing unless this operator's
+    /// applies own the field.
+    pub async fn release_field<K>(
+        &self,
+        api: &Api<K>,
+        obj: &K,
+        path: &[&str],
+    ) -> Result<(), kube::Error>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Serialize,
+    {
+        let applied_by_us = obj.meta().managed_fields.iter().flatten().any(|entry| {
+            let fields = entry.fields_v1.as_ref().map(|fields| &fields.0);
+            let owned = fields.and_then(|fields| {
+                path.iter()
+                    .try_fold(fields, |fields, key| fields.get(format!("f:{key}")))
+            });
+            entry.manager.as_deref() == Some(&self.field_manager)
+                && entry.operation.as_deref() == Some("Apply")
+                && owned.is_some()
+        });
+        let pointer = format!("/{}", path.join("/"));
+        let value = serde_json::to_value(obj).map_err(kube::Error::SerdeError)?;
+        let Some(value) = value.pointer(&pointer).filter(|_| applied_by_us) else {
+            return Ok(());
+        };
+        // The field alone, in the object's place.
+        let field = path.iter().rev().fold(
+            value.clone(),
+            |inner, key| serde_json::json!({ *key: inner }),
+        );
+        let mut patch = serde_json::json!({
+            "apiVersion": K::api_version(&()),
+            "kind": K::kind(&()),
+            "metadata": {"name": obj.name_any()},
+        });
+        if let (Some(patch), Some(field)) = (patch.as_object_mut(), field.as_object()) {
+            patch.extend(field.clone());
+        }
+        // Not forced: the same value as now conflicts with no one.
+        let released = PatchParams::apply(&format!("{}-released", self.field_manager));
+        api.patch(&obj.name_any(), &released, &Patch::Apply(patch))
+            .await?;
+        Ok(())
+    }
+
     /// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace
     /// being deleted, which refuses new objects) is logged, and never fails the reconcile.
     pub async fn publish<K>(&self, obj: &K, mut event: Event)

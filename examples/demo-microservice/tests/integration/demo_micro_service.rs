@@ -17,8 +17,9 @@
 //! no kind name can clash with the names used here.
 
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::DeleteParams;
+use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
+use serde_json::json;
 use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, step};
 
 use demo_microservice::OPERATOR;
@@ -55,6 +56,13 @@ async fn the_sample_runs_as_a_deployment() {
     // As stored: with the CRD's default port if the sample has none.
     assert_eq!(ports, Vec::from_iter(owner.spec.port));
 
+    step("one server-side apply of the operator owns the fields it sets");
+    let manager = OPERATOR.field_manager();
+    let entries = deployment.metadata.managed_fields.iter().flatten();
+    let ours = entries.filter(|entry| entry.manager.as_deref() == Some(manager.as_str()));
+    let operations: Vec<_> = ours.map(|entry| entry.operation.clone()).collect();
+    assert_eq!(operations, [Some("Apply".to_owned())]);
+
     step("the pods follow the restricted Pod Security Standard");
     let pod_security = pod.security_context.expect("a pod security context");
     assert_eq!(pod_security.run_as_non_root, Some(true));
@@ -80,6 +88,96 @@ async fn the_sample_runs_as_a_deployment() {
         .await;
     let what = format!("{name} to be deleted (its finalizer removed)");
     env.wait_for(&what, async || gone(&api, &name).await).await;
+}
+
+/// Unsetting `spec.replicas` leaves the Deployment's count to whoever scales it, at the count
+/// it had: the operator hands the field over instead of dropping it to the default of 1.
+#[tokio::test]
+async fn unset_replicas_keep_the_deployments_count() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&CONTROLLER).await;
+    let api: Api<v1::DemoMicroService> = env.api();
+    let deployments: Api<Deployment> = env.api();
+    let mut sample: v1::DemoMicroService = from_yaml(SAMPLE);
+    let name = sample.name_any();
+
+    step("the sample without spec.replicas gets a Deployment");
+    sample.spec.replicas = None;
+    let owner = env.apply(&api, &sample).await;
+    wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
+
+    step("spec.replicas: 3 scales the Deployment to 3");
+    sample.spec.replicas = Some(3);
+    env.apply(&api, &sample).await;
+    let what = format!("Deployment {name} to have 3 replicas");
+    env.wait_for(&what, async || {
+        let replicas = fetch(&deployments, &name).await?.spec.replicas;
+        (replicas == Some(3))
+            .then_some(())
+            .ok_or(format!("replicas {replicas:?}"))
+    })
+    .await;
+
+    step("without spec.replicas, the Deployment keeps 3");
+    sample.spec.replicas = None;
+    let unset = env.apply(&api, &sample).await;
+    let what = format!("{name} to be reconciled at generation {:?}", unset.meta().generation);
+    env.wait_for(&what, async || {
+        let obj = fetch(&api, &name).await?;
+        let observed = obj.status.and_then(|status| status.observed_generation);
+        (observed == unset.meta().generation)
+            .then_some(())
+            .ok_or(format!("observed generation {observed:?}"))
+    })
+    .await;
+    let deployment = fetch(&deployments, &name).await.expect("the Deployment");
+    assert_eq!(deployment.spec.replicas, Some(3));
+}
+
+/// After `kubectl delete --cascade=orphan`, the Deployment is left running without an owner;
+/// a DemoMicroService created again with the same name adopts it instead of refusing it.
+#[tokio::test]
+async fn an_orphaned_deployment_is_adopted() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&CONTROLLER).await;
+    let api: Api<v1::DemoMicroService> = env.api();
+    let deployments: Api<Deployment> = env.api();
+    let sample: v1::DemoMicroService = from_yaml(SAMPLE);
+    let name = sample.name_any();
+    let first = env.apply(&api, &sample).await;
+    let orphan = wait_for_image(&env, &deployments, &first, &sample.spec.image).await;
+
+    step(format!("delete {name} with --cascade=orphan"));
+    api.delete(&name, &DeleteParams::orphan())
+        .await
+        .unwrap_or_else(|error| panic!("cannot delete {name}: {error}"));
+    // What kube-controller-manager's garbage collector does then, which envtest does not run:
+    // it removes the owner reference from the Deployment, then the orphan finalizer.
+    let what = format!("{name} to have only the orphan finalizer");
+    env.wait_for(&what, async || {
+        let finalizers = fetch(&api, &name).await?.finalizers().to_vec();
+        (finalizers == ["orphan"])
+            .then_some(())
+            .ok_or(format!("finalizers {finalizers:?}"))
+    })
+    .await;
+    let params = PatchParams::default();
+    let unowned = json!({"metadata": {"ownerReferences": null}});
+    deployments
+        .patch(&name, &params, &Patch::Merge(&unowned))
+        .await
+        .expect("the owner reference removed");
+    let unfinalized = json!({"metadata": {"finalizers": null}});
+    api.patch(&name, &params, &Patch::Merge(&unfinalized))
+        .await
+        .expect("the orphan finalizer removed");
+    let what = format!("{name} to be deleted");
+    env.wait_for(&what, async || gone(&api, &name).await).await;
+
+    step(format!("create {name} again: it adopts the Deployment"));
+    let second = env.apply(&api, &sample).await;
+    let adopted = wait_for_image(&env, &deployments, &second, &sample.spec.image).await;
+    assert_eq!(adopted.uid(), orphan.uid(), "a new Deployment replaced the orphan");
 }
 
 /// Waits until the Deployment of `owner` is controlled by it and runs `image`.

@@ -18,8 +18,10 @@
 //! The Deployment is controlled by its Cache (a controller owner reference) and
 //! watched, so a Deployment that is deleted, or whose fields set here are edited by hand, is
 //! put back at once. A Deployment of the same name that the Cache does not control
-//! is never touched. The runtime does the rest: the finalizer, retries, metrics, and a Warning
-//! Event for each failure (see `rbuilder_runtime::controller`).
+//! is never touched, unless this operator made it for a Cache of that name and an
+//! orphaning deletion (`kubectl delete --cascade=orphan`) left it behind: then it is adopted.
+//! The runtime does the rest: the finalizer, retries, metrics, and a Warning Event for each
+//! failure (see `rbuilder_runtime::controller`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,7 +34,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
-use kube::api::{DeleteParams, Patch, PostParams, Preconditions};
+use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use rbuilder_runtime::conditions::condition;
@@ -62,22 +64,33 @@ impl Reconciler for CacheReconciler {
         let deployments = ctx.api_near::<Deployment>(&*obj);
         let name = obj.name_any();
         let mut desired = deployment(&obj, ctx.field_manager())?;
-        let applied = match deployments.get_opt(&name).await? {
-            None => {
-                // A create, not an apply: if a Deployment of that name appeared meanwhile,
-                // this fails (409) instead of taking it over.
-                let params = PostParams {
-                    field_manager: Some(ctx.field_manager().to_owned()),
-                    ..PostParams::default()
-                };
-                let created = deployments.create(&params, &desired).await?;
-                publish(&ctx, &obj, "Created", format!("Created Deployment {name}")).await;
-                created
+        let existing = deployments.get_opt(&name).await?;
+        // Server-side apply, to create the Deployment too: one entry of this operator then
+        // owns every field set here, and a field this code stops setting is removed.
+        let params = match &existing {
+            // Not forced: a Deployment of that name that someone else created meanwhile makes
+            // it fail on the fields they set (409) instead of being taken over.
+            None => PatchParams::apply(ctx.field_manager()),
+            Some(existing)
+                if is_controlled_by(existing, &obj)
+                    || is_orphan_of(existing, &obj, ctx.field_manager()) =>
+            {
+                // The uid makes it apply to that very Deployment: one created in its place
+                // meanwhile is refused, not taken over.
+                desired.metadata.uid = existing.metadata.uid.clone();
+                if desired.spec.replicas.is_none() {
+                    // spec.replicas unset: the Deployment keeps its count for whoever scales it.
+                    let replicas = ["spec", "replicas"];
+                    ctx.release_field(&deployments, existing, &replicas).await?;
+                }
+                // Forced: the fields set here are put back to these values (those that others
+                // set, e.g. an added env var, stay theirs).
+                ctx.apply_params()
             }
-            Some(existing) if !is_controlled_by(&existing, &obj) => {
+            Some(existing) => {
                 let error = Error::DeploymentTaken {
                     name,
-                    whose: whose(&existing),
+                    whose: whose(existing),
                 };
                 // The status says why, so that `kubectl wait` and health checks do not wait
                 // forever; the runtime retries with a backoff.
@@ -85,22 +98,24 @@ impl Reconciler for CacheReconciler {
                     .await?;
                 return Err(error);
             }
-            Some(existing) => {
-                // Server-side apply: the fields set here are forced back to these values
-                // (fields that others set, e.g. an added env var, stay theirs). The uid makes
-                // it apply to that very Deployment: one created in its place meanwhile is
-                // refused, not taken over.
-                desired.metadata.uid = existing.metadata.uid.clone();
-                let applied = deployments
-                    .patch(&name, &ctx.apply_params(), &Patch::Apply(&desired))
-                    .await?;
-                // Only a spec change bumps the generation: that is what deserves an Event.
-                if applied.metadata.generation != existing.metadata.generation {
-                    publish(&ctx, &obj, "Updated", format!("Updated Deployment {name}")).await;
-                }
-                applied
-            }
         };
+        let applied = deployments
+            .patch(&name, &params, &Patch::Apply(&desired))
+            .await?;
+        let change = match &existing {
+            None => Some(("Created", format!("Created Deployment {name}"))),
+            Some(orphan) if !is_controlled_by(orphan, &obj) => {
+                Some(("Adopted", format!("Adopted Deployment {name}")))
+            }
+            // Only a spec change bumps the generation: that is what deserves an Event.
+            Some(existing) if applied.metadata.generation != existing.metadata.generation => {
+                Some(("Updated", format!("Updated Deployment {name}")))
+            }
+            Some(_) => None,
+        };
+        if let Some((reason, note)) = change {
+            publish(&ctx, &obj, reason, note).await;
+        }
         ctx.apply_status(&*obj, &status(&obj, &applied)).await?;
         Ok(Action::requeue(RESYNC_AFTER))
     }
@@ -224,6 +239,22 @@ fn is_controlled_by(deployment: &Deployment, obj: &v1alpha1::Cache) -> bool {
         .owner_references()
         .iter()
         .any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
+}
+
+/// Whether `deployment` is one this operator (`manager`) made for a Cache of
+/// `obj`'s name, left behind by `kubectl delete --cascade=orphan` (the garbage collector
+/// removed its owner reference): `obj` adopts it, as a ReplicaSet adopts the Pods its selector matches, so that
+/// deleting with `--cascade=orphan` and creating again replaces the Cache while
+/// its pods run on.
+fn is_orphan_of(deployment: &Deployment, obj: &v1alpha1::Cache, manager: &str) -> bool {
+    let owners = deployment.owner_references();
+    let labels = deployment.labels();
+    let made_for_it = selector_labels(&obj.name_any())
+        .iter()
+        .all(|(key, value)| labels.get(key) == Some(value));
+    !owners.iter().any(|owner| owner.controller == Some(true))
+        && labels.get(MANAGED_BY).map(String::as_str) == Some(manager)
+        && made_for_it
 }
 
 /// Whose `deployment` is, for the error that says it is not ours.

@@ -6,7 +6,7 @@
 //! scripts the requests the controller must send and the API server's answers.
 
 use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry, Time};
 use k8s_openapi::jiff::Timestamp;
 use rbuilder_runtime::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
 use serde_json::{Value, json};
@@ -59,6 +59,13 @@ fn deployment_of(owner_uid: Option<&str>) -> Deployment {
             })
             .collect()
     });
+    deployment
+}
+
+/// A Deployment of the same name that this operator did not make: no labels of its own.
+fn someone_elses(owner_uid: Option<&str>) -> Deployment {
+    let mut deployment = deployment_of(owner_uid);
+    deployment.metadata.labels = None;
     deployment
 }
 
@@ -137,14 +144,17 @@ fn unset_replicas_are_left_to_whoever_scales_the_deployment() {
     assert!(deployment["spec"].get("replicas").is_none(), "{deployment}");
 }
 
+/// Created by a server-side apply, as every later change is: one entry of the operator owns
+/// the Deployment's fields.
 #[tokio::test]
-async fn a_missing_deployment_is_created_not_applied() {
+async fn a_missing_deployment_is_created_by_an_apply() {
     reconcile_with(test_object("podinfo:1"), false, |mut server| async move {
         let not_found = status_error(404, "NotFound");
         server.expect(Method::GET, DEPLOYMENT, 404, not_found).await;
-        // A POST: a Deployment of that name created meanwhile makes it fail (409).
-        let created = server.echo(Method::POST, DEPLOYMENTS).await;
+        let created = server.echo(Method::PATCH, DEPLOYMENT).await;
         assert_eq!(container(&created)["image"], "podinfo:1");
+        // No uid: there is no Deployment to name.
+        assert!(created["metadata"].get("uid").is_none(), "{created}");
         let event = server.echo(Method::POST, EVENTS).await;
         assert_eq!(event["reason"], "Created");
         let stored = json!(test_object("podinfo:1"));
@@ -185,11 +195,12 @@ async fn a_changed_image_is_applied_to_that_very_deployment() {
 
 #[tokio::test]
 async fn a_deployment_it_does_not_control_is_left_alone_and_the_status_says_why() {
-    for (owner, says) in [
-        (Some("5678"), "is controlled by"),
-        (None, "has no controller"),
+    for (theirs, says) in [
+        (deployment_of(Some("5678")), "is controlled by"),
+        (someone_elses(Some("5678")), "is controlled by"),
+        (someone_elses(None), "has no controller"),
     ] {
-        let theirs = json!(deployment_of(owner));
+        let theirs = json!(theirs);
         let result = reconcile_with(test_object("podinfo:1"), false, |mut server| async move {
             server.expect(Method::GET, DEPLOYMENT, 200, theirs).await;
             let stored = json!(test_object("podinfo:1"));
@@ -230,6 +241,61 @@ async fn an_api_error_fails_the_reconcile() {
         "{error}"
     );
     assert_eq!(Tested::failure_reason(&error), "ApplyFailed");
+}
+
+/// A Deployment this operator made for a DemoMicroService of the same name, left behind by an
+/// orphaning deletion (no controller any more), is adopted: applied to, owner reference and all.
+#[tokio::test]
+async fn an_orphan_it_made_is_adopted() {
+    let orphan = json!(deployment_of(None));
+    reconcile_with(test_object("podinfo:2"), false, |mut server| async move {
+        server.expect(Method::GET, DEPLOYMENT, 200, orphan).await;
+        let applied = server.echo(Method::PATCH, DEPLOYMENT).await;
+        assert_eq!(applied["metadata"]["uid"], "d-1");
+        assert_eq!(applied["metadata"]["ownerReferences"][0]["uid"], "1234");
+        let event = server.echo(Method::POST, EVENTS).await;
+        assert_eq!(event["reason"], "Adopted");
+        let stored = json!(test_object("podinfo:2"));
+        server
+            .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
+            .await;
+    })
+    .await
+    .expect("reconcile");
+}
+
+/// With `spec.replicas` unset after it was set, the replicas the operator's apply owned are
+/// handed over first (the same count, applied by a field manager of their own), so that the
+/// apply that leaves them out does not take the Deployment back to 1.
+#[tokio::test]
+async fn unset_replicas_are_released_at_their_count() {
+    let mut obj = test_object("podinfo:1");
+    obj.spec.replicas = None;
+    let mut existing = stored(&test_object("podinfo:1"), 1);
+    existing.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
+        manager: Some(MANAGER.into()),
+        operation: Some("Apply".into()),
+        fields_v1: Some(FieldsV1(json!({"f:spec": {"f:replicas": {}}}))),
+        ..ManagedFieldsEntry::default()
+    }]);
+    let existing = json!(existing);
+    reconcile_with(obj, false, |mut server| async move {
+        server
+            .expect(Method::GET, DEPLOYMENT, 200, existing.clone())
+            .await;
+        let released = server.echo(Method::PATCH, DEPLOYMENT).await;
+        assert_eq!(released["spec"], json!({"replicas": 2}));
+        let applied = server
+            .expect(Method::PATCH, DEPLOYMENT, 200, existing)
+            .await;
+        assert!(applied["spec"].get("replicas").is_none(), "{applied}");
+        let stored = json!(test_object("podinfo:1"));
+        server
+            .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
+            .await;
+    })
+    .await
+    .expect("reconcile");
 }
 
 /// A DemoMicroService being deleted.

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -146,14 +146,15 @@ fn run_boxed<R: Reconciler>(
     ctx: Arc<Context>,
     shutdown: CancellationToken,
 ) -> BoxFuture<'static, Result<(), kube::Error>> {
-    Box::pin(run::<R>(ctx, shutdown))
+    Box::pin(run::<R>(Driver::new(ctx), shutdown))
 }
 
-/// Runs `R` until `shutdown` is cancelled.
+/// Runs `R` with `driver` until `shutdown` is cancelled.
 async fn run<R: Reconciler>(
-    ctx: Arc<Context>,
+    driver: Arc<Driver>,
     shutdown: CancellationToken,
 ) -> Result<(), kube::Error> {
+    let ctx = &driver.ctx;
     let api = ctx.api::<R::Resource>();
     check_api(&api).await?;
     let (cache, writer) = reflector::store();
@@ -163,16 +164,15 @@ async fn run<R: Reconciler>(
         .applied_objects();
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
     let controller = Controller::for_stream(objects, cache).with_config(config);
-    let controller = R::watches(controller, &ctx);
+    let controller = R::watches(controller, ctx);
     info!(controller = R::NAME, "starting");
-    let driver = Arc::new(Driver {
-        ctx,
-        failures: Mutex::default(),
-    });
     controller
         .graceful_shutdown_on(shutdown.cancelled_owned())
-        .run(reconcile::<R>, error_policy::<R>, driver)
-        .for_each(|result| async move { log_result(R::NAME, result) })
+        .run(reconcile::<R>, error_policy::<R>, driver.clone())
+        .for_each(|result| {
+            handle_result(&driver, R::NAME, result);
+            async {}
+        })
         .await;
     Ok(())
 }
@@ -191,12 +191,21 @@ where
 /// What the driver keeps besides the reconciler's [`Context`].
 pub(crate) struct Driver {
     ctx: Arc<Context>,
-    /// Failures in a row, per object, for the backoff.
-    failures: Mutex<HashMap<String, u32>>,
+    /// The failures in a row of the objects that are failing, by namespace and name, for the
+    /// backoff.
+    failures: Mutex<HashMap<String, Failures>>,
+}
+
+/// The failures in a row of one object.
+#[derive(Default)]
+struct Failures {
+    /// The object's uid: an object deleted and created again under its name is another object,
+    /// whose count starts again.
+    uid: Option<String>,
+    count: u32,
 }
 
 impl Driver {
-    #[cfg(test)]
     fn new(ctx: Arc<Context>) -> Arc<Self> {
         Arc::new(Self {
             ctx,
@@ -204,9 +213,32 @@ impl Driver {
         })
     }
 
-    fn failures(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+    fn failures(&self) -> MutexGuard<'_, HashMap<String, Failures>> {
         // The map is only counters: a panic while it was held leaves it usable.
         self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts one more failure of `obj`; returns its failures in a row.
+    fn count_failure(&self, obj: &impl Resource) -> u32 {
+        let meta = obj.meta();
+        let mut all = self.failures();
+        let failures = all
+            .entry(key(meta.namespace.as_deref(), &obj.name_any()))
+            .or_default();
+        // A new entry, or the count of an earlier object of this name, deleted since.
+        if failures.uid != meta.uid {
+            *failures = Failures {
+                uid: meta.uid.clone(),
+                count: 0,
+            };
+        }
+        failures.count = failures.count.saturating_add(1);
+        failures.count
+    }
+
+    /// Forgets the failures of the object `name` in `namespace`: it succeeded, or it is gone.
+    fn forget(&self, namespace: Option<&str>, name: &str) {
+        self.failures().remove(&key(namespace, name));
     }
 }
 
@@ -291,9 +323,7 @@ pub(crate) async fn reconcile<R: Reconciler>(
     };
     ctx.metrics.observe(R::NAME, started.elapsed(), outcome);
     match &result {
-        Ok(_) => {
-            driver.failures().remove(&key(&*obj));
-        }
+        Ok(_) => driver.forget(obj.meta().namespace.as_deref(), &obj.name_any()),
         Err(failure) => {
             let reason = match failure {
                 Failure::Apply(error) => R::failure_reason(error),
@@ -354,17 +384,18 @@ async fn with_finalizer<R: Reconciler>(
     }
 }
 
-/// When to retry a failed reconcile: [`FIRST_RETRY`], doubled with each failure in a row, at
-/// most [`LAST_RETRY`]. A change to the object still reconciles it at once.
+/// When to retry a failed reconcile: [`FIRST_RETRY`], doubled with each failure in a row of
+/// the object, at most [`LAST_RETRY`]. A change to the object still reconciles it at once.
+///
+/// Every failed object thus has a retry queued until it succeeds; a retry that finds it gone
+/// ([`handle_result`]) forgets its failures, so no count outlives its object by more than
+/// [`LAST_RETRY`].
 pub(crate) fn error_policy<R: Reconciler>(
     obj: Arc<R::Resource>,
     _failure: &Failure<R::Error>,
     driver: Arc<Driver>,
 ) -> Action {
-    let mut failures = driver.failures();
-    let count = failures.entry(key(&*obj)).or_default();
-    *count = count.saturating_add(1);
-    Action::requeue(retry_delay(*count))
+    Action::requeue(retry_delay(driver.count_failure(&*obj)))
 }
 
 /// The delay before retrying after `failures` failures in a row.
@@ -373,17 +404,14 @@ fn retry_delay(failures: u32) -> Duration {
     FIRST_RETRY.saturating_mul(1 << doublings).min(LAST_RETRY)
 }
 
-/// The key of `obj` in the failure counts.
-fn key(obj: &impl Resource) -> String {
-    format!(
-        "{}/{}",
-        obj.meta().namespace.as_deref().unwrap_or_default(),
-        obj.name_any()
-    )
+/// The key of the object `name` in `namespace` in the failure counts.
+fn key(namespace: Option<&str>, name: &str) -> String {
+    format!("{}/{name}", namespace.unwrap_or_default())
 }
 
-/// Logs one result of `Controller::run`.
-fn log_result<K, E>(
+/// Logs one result of `Controller::run`, and forgets the failures of an object found gone.
+fn handle_result<K, E>(
+    driver: &Driver,
     controller: &str,
     result: Result<(ObjectRef<K>, Action), ControllerError<Failure<E>, watcher::Error>>,
 ) where
@@ -397,8 +425,12 @@ fn log_result<K, E>(
             let error = error_chain(&failure);
             warn!(controller, %object, error, "reconcile failed");
         }
-        // A queued object deleted before its turn: nothing to do.
-        Err(ControllerError::ObjectNotFound(object)) => debug!(controller, %object, "gone"),
+        // A queued object deleted before its turn (e.g. the retry of a failed one): nothing to
+        // do but forget its failures.
+        Err(ControllerError::ObjectNotFound(object)) => {
+            driver.forget(object.namespace.as_deref(), &object.name);
+            debug!(controller, %object, "gone");
+        }
         // The watch failed (e.g. RBAC): it is retried with a backoff.
         Err(error) => warn!(controller, error = error_chain(&error), "watch failed"),
     }
@@ -616,6 +648,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_object_created_again_under_its_name_starts_from_the_first_retry() {
+        let (ctx, _server) = mock_context();
+        let driver = Driver::new(ctx);
+        let failure = Failure::Invalid("test");
+        let old = Arc::new(widget(&[FINALIZER], false));
+        for _ in 0..3 {
+            error_policy::<Test<FAIL>>(old.clone(), &failure, driver.clone());
+        }
+        let mut new = widget(&[FINALIZER], false);
+        new.metadata.uid = Some("uid-2".into());
+        let action = error_policy::<Test<FAIL>>(Arc::new(new), &failure, driver);
+        assert_eq!(action, Action::requeue(FIRST_RETRY));
+    }
+
+    /// Every failed object has a retry queued: when it finds the object gone, the object's
+    /// failures are forgotten.
+    #[tokio::test]
+    async fn the_failures_of_an_object_found_gone_are_forgotten() {
+        let (ctx, _server) = mock_context();
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[FINALIZER], false));
+        error_policy::<Test<FAIL>>(obj.clone(), &Failure::Invalid("test"), driver.clone());
+        assert_eq!(driver.failures().len(), 1);
+        let gone = ControllerError::ObjectNotFound(Box::new(ObjectRef::from_obj(&*obj).erase()));
+        handle_result::<Widget, TestError>(&driver, "widget", Err(gone));
+        assert!(driver.failures().is_empty());
+    }
+
+    #[tokio::test]
     async fn deletion_runs_cleanup_then_removes_the_finalizer() {
         let deleted = widget(&[FINALIZER], true);
         let stored = json!(widget(&[], true));
@@ -740,5 +801,177 @@ mod tests {
         const REGISTRATION: Registration = register::<Test<SUCCEED>>();
         assert_eq!(REGISTRATION.name, "widget");
         assert_eq!((REGISTRATION.rbac_rules)().len(), 1);
+    }
+}
+
+/// Against a real kube-apiserver and etcd (envtest).
+#[cfg(all(test, feature = "testing"))]
+mod envtests {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::CustomResourceExt;
+    use kube::api::DeleteParams;
+    use kube::core::crd::MergeError;
+
+    use super::*;
+    use crate::envtest::{Environment, gone, step};
+    use crate::rbac::policy_rule;
+    use crate::{Operator, WatchScope};
+
+    /// A kind whose reconciles always fail.
+    #[derive(
+        kube::CustomResource, schemars::JsonSchema, Serialize, serde::Deserialize, Clone, Debug,
+    )]
+    #[kube(group = "test.my.domain", version = "v1", kind = "Flake", namespaced)]
+    struct FlakeSpec {
+        size: i32,
+    }
+
+    /// Every reconcile of [`AlwaysFails`]: the object's uid, and when.
+    static RECONCILES: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+
+    /// When the object `uid` was reconciled.
+    fn reconciles(uid: &str) -> Vec<Instant> {
+        let all = RECONCILES.lock().unwrap_or_else(PoisonError::into_inner);
+        all.iter()
+            .filter(|(seen, _)| seen == uid)
+            .map(|&(_, at)| at)
+            .collect()
+    }
+
+    /// The time between each reconcile and the next.
+    fn gaps(reconciles: &[Instant]) -> Vec<Duration> {
+        reconciles.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("this flake always fails")]
+    struct Flaky;
+
+    struct AlwaysFails;
+
+    impl Reconciler for AlwaysFails {
+        type Resource = Flake;
+        type Error = Flaky;
+        const NAME: &'static str = "flakes";
+        // None: a deleted flake is gone at once.
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(obj: Arc<Flake>, _ctx: Arc<Context>) -> Result<Action, Flaky> {
+            let mut all = RECONCILES.lock().unwrap_or_else(PoisonError::into_inner);
+            all.push((obj.uid().unwrap_or_default(), Instant::now()));
+            Err(Flaky)
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            vec![policy_rule(
+                "test.my.domain",
+                &["flakes"],
+                &["get", "list", "watch"],
+            )]
+        }
+    }
+
+    const ALWAYS_FAILS: Registration = register::<AlwaysFails>();
+
+    fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        Ok(vec![Flake::crd()])
+    }
+
+    static FLAKES: Operator = Operator {
+        name: "flakes",
+        version: "0.1.0",
+        controllers: &[ALWAYS_FAILS],
+        webhooks: &[],
+        crds,
+        scope: WatchScope::Cluster,
+    };
+
+    /// A failing object deleted and created again under its name is a new object: its first
+    /// retry comes after [`FIRST_RETRY`], not after the backoff its predecessor had reached.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_recreated_object_starts_from_the_first_retry() {
+        let env = Environment::start(&FLAKES).await;
+        env.run(&ALWAYS_FAILS).await;
+        let flakes: Api<Flake> = env.api();
+        let flake = Flake::new("flake", FlakeSpec { size: 1 });
+
+        step("a flake fails four times in a row: retried after 1, 2 and 4 s");
+        let old = env.apply(&flakes, &flake).await;
+        let old = old.uid().expect("a uid");
+        env.wait_for("four failed reconciles", async || {
+            match reconciles(&old).len() {
+                4.. => Ok(()),
+                n => Err(format!("{n} reconciles")),
+            }
+        })
+        .await;
+
+        step("delete it, and create it again under its name");
+        let deleted = flakes.delete("flake", &DeleteParams::default()).await;
+        deleted.expect("the flake is deleted");
+        env.wait_for("the flake to be gone", async || {
+            gone(&flakes, "flake").await
+        })
+        .await;
+        let new = env.apply(&flakes, &flake).await;
+        let new = new.uid().expect("a uid");
+        assert_ne!(old, new);
+        let first = env
+            .wait_for("the new flake's first reconcile", async || {
+                let first = reconciles(&new).first().copied();
+                first.ok_or_else(|| "none yet".to_owned())
+            })
+            .await;
+
+        step("the new flake is retried after FIRST_RETRY");
+        // Its predecessor's next retry would have come after 8 s; with its count, the new
+        // flake's would come after 16 s.
+        let window = 4 * FIRST_RETRY;
+        tokio::time::sleep_until((first + window).into()).await;
+        let retried = reconciles(&new);
+        assert!(
+            retried.len() >= 2,
+            "the new flake was reconciled {} time(s) in {window:?}; the old one's gaps: {:?}",
+            retried.len(),
+            gaps(&reconciles(&old)),
+        );
+    }
+
+    /// The failure count of a failing object is dropped once the object is gone, so that the
+    /// counts do not grow with every object that ever failed.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn the_failures_of_a_deleted_object_are_forgotten() {
+        let env = Environment::start(&FLAKES).await;
+        // Run as `env.run` runs it, but with a driver the test can look into (and as the
+        // admin: what the manager may do is not what this test is about).
+        let ctx = Context::new(env.client(), FLAKES.field_manager(), None);
+        let driver = Driver::new(Arc::new(ctx));
+        let shutdown = CancellationToken::new();
+        let _stop = shutdown.clone().drop_guard();
+        tokio::spawn(run::<AlwaysFails>(driver.clone(), shutdown));
+        let flakes: Api<Flake> = env.api();
+
+        step("a flake fails, and its failures are counted");
+        let doomed = Flake::new("doomed", FlakeSpec { size: 1 });
+        let doomed = env.apply(&flakes, &doomed).await;
+        let uid = doomed.uid().expect("a uid");
+        env.wait_for("a failed reconcile", async || {
+            match (reconciles(&uid).len(), driver.failures().len()) {
+                (1.., 1) => Ok(()),
+                (reconciles, counts) => Err(format!("{reconciles} reconciles, {counts} counts")),
+            }
+        })
+        .await;
+
+        step("delete it: its count goes too");
+        let deleted = flakes.delete("doomed", &DeleteParams::default()).await;
+        deleted.expect("the flake is deleted");
+        env.wait_for("no failure count", async || match driver.failures().len() {
+            0 => Ok(()),
+            counts => Err(format!("{counts} counts")),
+        })
+        .await;
     }
 }

@@ -11,8 +11,11 @@
 //!   next leader takes over within one [`RETRY_PERIOD`] instead of waiting for it to expire.
 //!   A leader that lost the Lease never writes it again.
 //!
-//! Writes replace the Lease with the `resourceVersion` last read, so two instances can never
-//! both believe they took it: one of the writes fails with a conflict.
+//! Writes replace the Lease as last read, with only the election's fields changed (holder,
+//! duration, acquire and renew times, transitions): what others put on it (labels,
+//! annotations, spec fields such as `strategy` and `preferredHolder`) stays. Its
+//! `resourceVersion` goes with it, so two instances can never both believe they took it: one
+//! of the writes fails with a conflict.
 
 use std::time::Duration;
 
@@ -144,7 +147,13 @@ impl LeaderElection {
     async fn try_acquire_or_renew(&self, observed: &mut Observed) -> Result<Attempt, kube::Error> {
         let now = Timestamp::now();
         let Some(current) = self.leases.get_opt(&self.name).await? else {
-            let lease = self.record(None, now);
+            let lease = Lease {
+                metadata: ObjectMeta {
+                    name: Some(self.name.clone()),
+                    ..ObjectMeta::default()
+                },
+                spec: Some(self.record(None, now)),
+            };
             let created = self.leases.create(&PostParams::default(), &lease).await?;
             *observed = Observed {
                 lease: Some(created),
@@ -168,8 +177,10 @@ impl LeaderElection {
         if !holder.is_empty() && holder != self.identity && observed.at.elapsed() < duration {
             return Ok(Attempt::HeldBy(holder));
         }
-        let mut lease = self.record(Some(&spec), now);
-        lease.metadata.resource_version = current.metadata.resource_version.clone();
+        // The Lease as read, its resourceVersion included: the write fails with a conflict if
+        // anyone wrote it since.
+        let mut lease = current;
+        lease.spec = Some(self.record(Some(&spec), now));
         let replaced = self
             .leases
             .replace(&self.name, &PostParams::default(), &lease)
@@ -181,8 +192,9 @@ impl LeaderElection {
         Ok(Attempt::Held)
     }
 
-    /// The Lease naming this instance as the holder at `now`, after `previous`.
-    fn record(&self, previous: Option<&LeaseSpec>, now: Timestamp) -> Lease {
+    /// The Lease's spec naming this instance as the holder at `now`, after `previous` (`None`:
+    /// a new Lease).
+    fn record(&self, previous: Option<&LeaseSpec>, now: Timestamp) -> LeaseSpec {
         let held_already =
             previous.is_some_and(|p| p.holder_identity.as_deref() == Some(&self.identity));
         let transitions = previous.and_then(|p| p.lease_transitions).unwrap_or(0);
@@ -190,22 +202,18 @@ impl LeaderElection {
             Some(p) if held_already => p.acquire_time.clone(),
             _ => Some(MicroTime(now)),
         };
-        Lease {
-            metadata: ObjectMeta {
-                name: Some(self.name.clone()),
-                ..ObjectMeta::default()
-            },
-            spec: Some(LeaseSpec {
-                holder_identity: Some(self.identity.clone()),
-                lease_duration_seconds: Some(LEASE_DURATION.as_secs() as i32),
-                acquire_time: acquired,
-                renew_time: Some(MicroTime(now)),
-                lease_transitions: Some(match previous {
-                    Some(_) if !held_already => transitions + 1,
-                    _ => transitions,
-                }),
-                ..LeaseSpec::default()
+        LeaseSpec {
+            holder_identity: Some(self.identity.clone()),
+            lease_duration_seconds: Some(LEASE_DURATION.as_secs() as i32),
+            acquire_time: acquired,
+            renew_time: Some(MicroTime(now)),
+            lease_transitions: Some(match previous {
+                Some(_) if !held_already => transitions + 1,
+                _ => transitions,
             }),
+            // The fields the election does not own (`strategy`, `preferredHolder`) are someone
+            // else's: kept as they are.
+            ..previous.cloned().unwrap_or_default()
         }
     }
 
@@ -283,12 +291,22 @@ mod tests {
         json!({
             "apiVersion": "coordination.k8s.io/v1",
             "kind": "Lease",
-            "metadata": {"name": "test-lease", "namespace": "default", "resourceVersion": "7"},
+            "metadata": {
+                "name": "test-lease",
+                "namespace": "default",
+                "resourceVersion": "7",
+                // Someone else's, as are `strategy` and `preferredHolder`.
+                "labels": {"example.com/team": "platform"},
+                "annotations": {"example.com/owner": "someone else"},
+            },
             "spec": {
                 "holderIdentity": holder,
                 "leaseDurationSeconds": 15,
+                "acquireTime": "2026-01-01T00:00:00.000000Z",
                 "renewTime": renewed,
                 "leaseTransitions": 3,
+                "strategy": "OldestEmulationVersion",
+                "preferredHolder": "other",
             },
         })
     }
@@ -355,6 +373,49 @@ mod tests {
         assert_eq!(taken["spec"]["leaseTransitions"], 4);
         // Replaced only if nobody wrote it since it was read.
         assert_eq!(taken["metadata"]["resourceVersion"], "7");
+        assert_kept_what_is_not_the_elections(&taken);
+    }
+
+    /// What [`stored`] has that is not the election's, in `written`.
+    fn assert_kept_what_is_not_the_elections(written: &Value) {
+        let stored = stored(None, "2026-01-01T00:00:00.000000Z");
+        for field in ["labels", "annotations"] {
+            assert_eq!(
+                written["metadata"][field], stored["metadata"][field],
+                "{field}"
+            );
+        }
+        for field in ["strategy", "preferredHolder"] {
+            assert_eq!(written["spec"][field], stored["spec"][field], "{field}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_renewal_changes_only_the_elections_fields() {
+        let (leadership, mut server) = lead().await;
+        let ours = stored(Some("me"), "2026-01-01T00:00:00.000000Z");
+        let script = tokio::spawn(async move {
+            server.expect(Method::GET, LEASE, 200, ours).await;
+            let renewed = server.echo(Method::PUT, LEASE).await;
+            (server, renewed)
+        });
+        let (mut server, renewed) = script.await.expect("API server script");
+        assert_eq!(renewed["metadata"]["resourceVersion"], "7");
+        assert_eq!(renewed["spec"]["holderIdentity"], "me");
+        assert_ne!(renewed["spec"]["renewTime"], "2026-01-01T00:00:00.000000Z");
+        // Still held since it was acquired: the same acquire time and transitions.
+        assert_eq!(
+            renewed["spec"]["acquireTime"],
+            "2026-01-01T00:00:00.000000Z"
+        );
+        assert_eq!(renewed["spec"]["leaseTransitions"], 3);
+        assert_kept_what_is_not_the_elections(&renewed);
+
+        let release = tokio::spawn(leadership.release());
+        let released = server.echo(Method::PUT, LEASE).await;
+        assert_eq!(released["spec"]["holderIdentity"], Value::Null);
+        assert_kept_what_is_not_the_elections(&released);
+        release.await.expect("release");
     }
 
     #[tokio::test(start_paused = true)]
@@ -420,5 +481,85 @@ mod tests {
             .try_answer(LEASE_DURATION, |_, _, _| (200, Value::Null))
             .await;
         assert!(released.is_none(), "a lost Lease was written: {released:?}");
+    }
+}
+
+/// Against a real kube-apiserver and etcd (envtest).
+#[cfg(all(test, feature = "testing"))]
+mod envtests {
+    use kube::api::{Patch, PatchParams};
+    use serde_json::json;
+
+    use super::*;
+    use crate::envtest::{ControlPlane, NAMESPACE};
+
+    /// Others may put their own labels, annotations and fields on the Lease (kubectl, a policy
+    /// engine, the coordinated leader election's controller): renewals change only the
+    /// election's fields, and keep the rest.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn renewals_keep_what_others_put_on_the_lease() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        let election = LeaderElection::new(client, NAMESPACE, "test-lease".into(), "me".into());
+        let leadership = election.acquire(&CancellationToken::new()).await;
+        let leadership = leadership.expect("the absent Lease is taken");
+
+        let other = plane.client().await.expect("another client");
+        let leases: Api<Lease> = Api::namespaced(other, NAMESPACE);
+        // (`strategy` and `preferredHolder` too, but this API server drops them: they need the
+        // CoordinatedLeaderElection feature gate. The unit tests check that they are kept.)
+        let theirs = json!({
+            "metadata": {
+                "labels": {"example.com/team": "platform"},
+                "annotations": {"example.com/owner": "someone else"},
+            },
+        });
+        let patch = Patch::Merge(&theirs);
+        let patched = leases
+            .patch("test-lease", &PatchParams::default(), &patch)
+            .await;
+        let patched = patched.expect("another client adds its label and annotation");
+        let renewed_before = renew_time(&patched);
+
+        // A few renewals' time: one may conflict with the patch above and be retried.
+        let deadline = Instant::now() + 3 * RETRY_PERIOD;
+        let renewed = loop {
+            let lease = leases.get("test-lease").await.expect("the Lease");
+            if renew_time(&lease) > renewed_before {
+                break lease;
+            }
+            assert!(Instant::now() < deadline, "not renewed: {lease:?}");
+            sleep(Duration::from_millis(100)).await;
+        };
+        assert!(!*leadership.lost.borrow(), "the leadership was lost");
+        let spec = renewed.spec.clone().unwrap_or_default();
+        assert_eq!(spec.holder_identity.as_deref(), Some("me"));
+        let labels = renewed.metadata.labels.clone().unwrap_or_default();
+        let annotations = renewed.metadata.annotations.clone().unwrap_or_default();
+        assert_eq!(
+            labels.get("example.com/team").map(String::as_str),
+            Some("platform"),
+            "the label was dropped: {:?}",
+            renewed.metadata
+        );
+        assert_eq!(
+            annotations.get("example.com/owner").map(String::as_str),
+            Some("someone else"),
+            "the annotation was dropped: {:?}",
+            renewed.metadata
+        );
+
+        leadership.release().await;
+        let released = leases.get("test-lease").await.expect("the Lease");
+        let spec = released.spec.clone().unwrap_or_default();
+        assert_eq!(spec.holder_identity, None, "not released");
+        assert_eq!(released.metadata.labels, renewed.metadata.labels);
+        assert_eq!(released.metadata.annotations, renewed.metadata.annotations);
+    }
+
+    fn renew_time(lease: &Lease) -> Option<Timestamp> {
+        let spec = lease.spec.as_ref()?;
+        spec.renew_time.as_ref().map(|time| time.0)
     }
 }

@@ -18,14 +18,14 @@
 # again: a watch on the Lease sees no version holding its identity, and no release, after the
 # takeover. Nothing else is asserted.
 #
-# It runs against emulator/, this project's API emulator (emulator/start.sh), NOT a real API
-# server: requests take milliseconds there, so the figures are the election's own timing. Not
-# measured: a leader cut off from the API server (it steps down at its 10 s renew deadline; the
+# It runs against the control plane of the end-to-end tests (scripts/control-plane: etcd,
+# kube-apiserver and kube-controller-manager on this machine): requests take milliseconds, so
+# the figures are the election's own timing. Not measured: a leader cut off from the API server (it steps down at its 10 s renew deadline; the
 # runtime's unit tests cover that), the time to start reconciling after taking the Lease (the
 # watches' initial lists), clock skew between instances (the expiry counts on the standby's
 # own clock anyway).
-# Needs python3 with target/venv (`make tools`) and kubectl. Takes about three minutes plus the
-# release build (shared with the tests in target/generated).
+# Needs python3, openssl and the binaries of scripts/envtest-assets (kubectl comes with them).
+# Takes about three minutes plus the release build (shared with the tests in target/generated).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -33,7 +33,7 @@ runs=${RUNS:-5}
 lease=demo-microservice-leader-election # "<operator name>-leader-election", in POD_NAMESPACE
 
 work=$(mktemp -d)
-api='' watcher=''
+control_plane='' watcher=''
 managers=() # the managers started and not yet waited for: cleanup kills them
 cleanup() {
   if [ -n "$watcher" ]; then kill "$watcher" 2>/dev/null || true; fi
@@ -41,8 +41,11 @@ cleanup() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true # 2>/dev/null: no "Killed" line from bash
   done
-  if [ -n "$api" ]; then kill "$api" 2>/dev/null || true; fi
-  rm -rf "$work" # the kubeconfig, the logs and the emulator's log with it
+  if [ -n "$control_plane" ]; then
+    kill "$control_plane" 2>/dev/null || true
+    wait "$control_plane" 2>/dev/null || true
+  fi
+  rm -rf "$work" # the kubeconfig, etcd's data and the logs with it
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM # run the EXIT trap on Ctrl-C and kill too
@@ -53,20 +56,26 @@ cp -r examples/demo-microservice "$work/demo-microservice"
   CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice)
 cp "$repo/target/generated/release/demo-microservice" "$work/manager"
 
-export KUBECONFIG=$work/kubeconfig
-api=$("$repo/emulator/start.sh" "$KUBECONFIG")
-kubectl apply --server-side -f "$work/demo-microservice/config/crd/bases/" >/dev/null
-# The manager's controller exits if the CRD is not served yet.
-for _ in $(seq 1 100); do
-  kubectl get --raw /apis/devops.my.domain/v1/namespaces/default/demomicroservices >/dev/null 2>&1 && break
+assets=$("$repo/scripts/envtest-assets")
+export PATH=$assets:$PATH # kubectl of the API server's version
+KUBEBUILDER_ASSETS=$assets "$repo/scripts/control-plane" "$work/control-plane" &
+control_plane=$!
+for _ in $(seq 1 1200); do
+  [ -e "$work/control-plane/ready" ] && break
+  kill -0 "$control_plane" 2>/dev/null || { echo "error: the control plane did not start" >&2; exit 1; }
   sleep 0.1
 done
+export KUBECONFIG=$work/control-plane/kubeconfig
+kubectl apply --server-side -f "$work/demo-microservice/config/crd/bases/" >/dev/null
+# The manager's controller exits if the CRD is not served yet.
+kubectl wait --for condition=Established crd/demomicroservices.devops.my.domain >/dev/null
 
 # start NAME: a manager with --leader-elect and HOSTNAME=NAME (its identity is NAME-PID), its log
 # in $work/NAME.log, on free ports; its PID in $started.
 start() {
   HOSTNAME=$1 POD_NAMESPACE=default "$work/manager" --leader-elect \
     --metrics-bind-address 127.0.0.1:0 --health-probe-bind-address 127.0.0.1:0 \
+    --webhook-bind-address 127.0.0.1:0 \
     2>"$work/$1.log" &
   started=$!
   managers+=("$started")
@@ -135,7 +144,7 @@ handover() {
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 row() { printf '%-27s%14s   %s\n' "$@"; }
 
-echo "== demo-microservice (release), two managers with --leader-elect, against the API emulator: $runs handovers each"
+echo "== demo-microservice (release), two managers with --leader-elect, against kube-apiserver (scripts/control-plane): $runs handovers each"
 for signal in TERM KILL; do
   times=()
   for run in $(seq 1 "$runs"); do

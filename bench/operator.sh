@@ -5,30 +5,33 @@
 # long a new DemoMicroService waits for its Deployment (p50, p95, max, created one at a time by
 # bench/operator_load.py), and the manager's CPU time. Nothing is asserted.
 #
-# It runs against emulator/, this project's API emulator written in Python (emulator/start.sh),
-# NOT a real API server (no etcd; see emulator/README.md), whose cost per request is constant.
-# The memory and CPU figures are the operator's own overhead; the latencies include the
-# emulator's round trip (printed next to them) and say little about a real cluster.
-# TIME_LIMIT (default 900 s) bounds the creates.
+# It runs against the control plane of the end-to-end tests (scripts/control-plane: etcd,
+# kube-apiserver and kube-controller-manager of scripts/envtest-assets, on this machine, so they
+# share its cores with the manager and the load). kube-controller-manager gives each Deployment
+# a ReplicaSet and a Pod (Pending: no kubelet, no scheduler), as a cluster does, so the manager
+# watches its Deployments change as on a cluster, but no container runs and no status comes
+# from a running Pod. The latencies include the API server's round trip (printed next to them).
+# COUNT (default 1000) is the number of DemoMicroServices; TIME_LIMIT (default 900 s) bounds
+# the creates.
 # PROJECT (default examples/demo-microservice) is the project built and measured instead of the
 # example: a variant of it (the same binary name and CRD, since the load is DemoMicroServices),
 # e.g. a copy with a change whose cost is in question.
-# Needs python3 with target/venv (`make tools`) and kubectl. Takes a few minutes, mostly the
-# release build; run it on an otherwise idle machine.
+# Needs python3, openssl and the binaries of scripts/envtest-assets (kubectl comes with them).
+# Takes a few minutes, mostly the release build; run it on an otherwise idle machine.
 set -euo pipefail
 # Resolved before the cd below, so that a path relative to the caller's directory works.
 project=$(cd "${1:-$(dirname "$0")/../examples/demo-microservice}" && pwd)
 cd "$(dirname "$0")/.."
 repo=$PWD
-count=${COUNT:-200}
+count=${COUNT:-1000}
 time_limit=${TIME_LIMIT:-900} # the script must end even if the Deployments stop appearing
 
 work=$(mktemp -d)
-api='' manager=''
+control_plane='' manager=''
 cleanup() {
   if [ -n "$manager" ]; then kill "$manager" 2>/dev/null || true; wait "$manager" 2>/dev/null || true; fi
-  if [ -n "$api" ]; then kill "$api" 2>/dev/null || true; fi
-  rm -rf "$work" # the kubeconfig and the emulator's log with it
+  if [ -n "$control_plane" ]; then kill "$control_plane" 2>/dev/null || true; wait "$control_plane" 2>/dev/null || true; fi
+  rm -rf "$work" # the kubeconfig, etcd's data and the logs with it
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM # run the EXIT trap on Ctrl-C and kill too
@@ -40,12 +43,22 @@ cd "$work/demo-microservice"
 CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice
 cp "$repo/target/generated/release/demo-microservice" "$work/manager"
 
-export KUBECONFIG=$work/kubeconfig
-api=$("$repo/emulator/start.sh" "$KUBECONFIG")
+assets=$("$repo/scripts/envtest-assets")
+export PATH=$assets:$PATH # kubectl of the API server's version
+KUBEBUILDER_ASSETS=$assets "$repo/scripts/control-plane" "$work/control-plane" &
+control_plane=$!
+for _ in $(seq 1 1200); do
+  [ -e "$work/control-plane/ready" ] && break
+  kill -0 "$control_plane" 2>/dev/null || { echo "error: the control plane did not start" >&2; exit 1; }
+  sleep 0.1
+done
+export KUBECONFIG=$work/control-plane/kubeconfig
 kubectl apply --server-side -f config/crd/bases/ >/dev/null
 # The manager exits if the CRD is not served yet.
+kubectl wait --for condition=Established crd/demomicroservices.devops.my.domain >/dev/null
+# Pods need the namespace's ServiceAccount, which kube-controller-manager creates at its start.
 for _ in $(seq 1 100); do
-  kubectl get --raw /apis/devops.my.domain/v1/namespaces/default/demomicroservices >/dev/null 2>&1 && break
+  kubectl get serviceaccount default >/dev/null 2>&1 && break
   sleep 0.1
 done
 
@@ -53,6 +66,7 @@ done
 # watches all namespaces, as deployed; the resources go to `default`.
 "$work/manager" \
   --metrics-bind-address 127.0.0.1:0 --health-probe-bind-address 127.0.0.1:0 \
+  --webhook-bind-address 127.0.0.1:0 \
   2>"$work/manager.log" &
 manager=$!
 
@@ -65,7 +79,7 @@ cpu_seconds() { # utime + stime, fields 14 and 15 (the command name in field 2 h
 
 sleep 5
 kill -0 "$manager" 2>/dev/null || { echo "error: the manager exited; its log:" >&2; cat "$work/manager.log" >&2; exit 1; }
-echo "== demo-microservice (release, from ${project#"$repo"/}) against the API emulator: $count DemoMicroServices, one at a time"
+echo "== demo-microservice (release, from ${project#"$repo"/}) against kube-apiserver $(kubectl version -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])') (scripts/control-plane): $count DemoMicroServices, one at a time"
 row "idle RSS:" "$(mib "$(kib VmRSS)")" "VmRSS 5 s after start, with nothing to reconcile"
 python3 "$repo/bench/operator_load.py" "$KUBECONFIG" "$count" "$time_limit" \
   || { echo "manager log (last lines):" >&2; tail -20 "$work/manager.log" >&2; exit 1; }

@@ -5,12 +5,13 @@
 
 For each resource: take the time, POST it, poll GET on the Deployment of the same name
 every few ms until it exists; only then create the next one. Prints p50, p95 and max of
-those times, and the emulator's own GET round trip at the start and at the end (to tell its
+those times, and the API server's own GET round trip at the start and at the end (to tell its
 slowness from the operator's). Exits 1 if the time limit runs out first. Standard library only:
-it reads the server, its CA and the token from the kubeconfig that emulator/start.sh writes.
+it reads the server, its CA and the client certificate from the kubeconfig that
+scripts/control-plane writes.
 """
 
-import base64
+import http.client
 import json
 import math
 import re
@@ -18,26 +19,38 @@ import ssl
 import statistics
 import sys
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 
 NAMESPACE = "default"
 POLL_SECONDS = 0.002
-# Set by main() from the kubeconfig: the emulator's CA and the admin token.
+# Set by main() from the kubeconfig: the API server's CA and the admin's client certificate.
 TLS = None
 HEADERS = {"Content-Type": "application/json"}
+# One kept-alive connection to the API server, as a client library keeps one: the figures then
+# hold no TLS handshake (with a client certificate) per request.
+CONNECTION = None
 
 
 def request(method, url, body=None):
     """Returns the HTTP status of the request (errors included)."""
+    global CONNECTION
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers=HEADERS)
-    try:
-        with urllib.request.urlopen(req, timeout=60, context=TLS) as response:
+    parts = urllib.parse.urlsplit(url)
+    for attempt in range(2):
+        if CONNECTION is None:
+            CONNECTION = http.client.HTTPSConnection(parts.netloc, timeout=60, context=TLS)
+        try:
+            CONNECTION.request(method, parts.path, body=data, headers=HEADERS)
+            response = CONNECTION.getresponse()
             response.read()
             return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
+        except (http.client.HTTPException, OSError):
+            # The server closed the kept-alive connection: once more on a new one.
+            CONNECTION.close()
+            CONNECTION = None
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
 
 
 def round_trip_ms(url):
@@ -60,14 +73,18 @@ def row(label, value, explanation):
 
 def main():
     kubeconfig, count, time_limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-    # start.sh writes a one-cluster kubeconfig; no YAML parser needed for its few lines.
+    # scripts/control-plane writes a one-cluster kubeconfig that names its files; no YAML
+    # parser needed for its few lines.
     global TLS
     with open(kubeconfig) as file:
         text = file.read()
-    server = re.search(r"^\s*server:\s*(\S+)", text, re.M).group(1)
-    ca = re.search(r"^\s*certificate-authority-data:\s*(\S+)", text, re.M).group(1)
-    TLS = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
-    HEADERS["Authorization"] = "Bearer " + re.search(r"^\s*token:\s*(\S+)", text, re.M).group(1)
+
+    def field(name):
+        return re.search(rf"^\s*{name}:\s*(\S+)", text, re.M).group(1)
+
+    server = field("server")
+    TLS = ssl.create_default_context(cafile=field("certificate-authority"))
+    TLS.load_cert_chain(field("client-certificate"), field("client-key"))
     resources = f"{server}/apis/devops.my.domain/v1/namespaces/{NAMESPACE}/demomicroservices"
     deployments = f"{server}/apis/apps/v1/namespaces/{NAMESPACE}/deployments"
     deadline = time.monotonic() + time_limit
@@ -99,8 +116,8 @@ def main():
     row("create -> Deployment p95:", f"{nearest_rank(latencies, 95):.1f} ms",
         "all but the slowest 5% got their Deployment within this")
     row("create -> Deployment max:", f"{latencies[-1]:.1f} ms", "the slowest one")
-    row("emulator GET round trip:", f"{first_round_trip:.1f} ms",
-        "median of 5 GETs before the first create: the emulator's own cost per request")
+    row("API server GET round trip:", f"{first_round_trip:.1f} ms",
+        "median of 5 GETs (404) before the first create: the API server's own cost per request")
     row("  ... after the creates:", f"{round_trip_ms(f'{deployments}/absent'):.1f} ms",
         "the same at the end, with all the objects stored")
 

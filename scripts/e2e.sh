@@ -1,31 +1,41 @@
 #!/usr/bin/env bash
-# End to end, without a real cluster: runs generated operators against emulator/, this
-# project's Kubernetes API emulator (see emulator/README.md for what it emulates and what not),
-# started with emulator/start.sh (HTTPS, a token, OpenAPI v3: kubectl runs with its default
-# validation):
-#   1. `make test-e2e` of examples/demo-microservice (each test in a namespace of its own) and of
-#      a plain `create api` project (in an existing namespace, E2E_NAMESPACE);
-#   2. the Makefile flow a user follows: install, run (the sample becomes a Deployment, found
-#      by its short name too), build-installer, uninstall, deploy, undeploy;
-#   3. what the API server refuses or fills in, through the example's CRD: a negative
-#      spec.replicas and a 70-character name are refused with the API server's messages, an
-#      unknown field is refused by kubectl's strict field validation, an omitted spec.port
-#      comes back with the CRD's default;
-#   4. the TokenReview and SubjectAccessReview a manager's authenticated metrics endpoint
-#      makes, answered from scripts/e2e-auth.yaml (given to the emulator at start);
+# End to end: generated operators against a real Kubernetes control plane on this machine:
+# etcd, kube-apiserver and kube-controller-manager, started by scripts/control-plane from the
+# binaries of scripts/envtest-assets (built from their Go modules the first time, then cached),
+# and kubectl of the same version. There is no kubelet, scheduler or container engine: Pods are
+# created but stay Pending, so no image is built or run. The controllers of
+# kube-controller-manager are real: Deployments get ReplicaSets and Pods, owned objects are
+# garbage collected, deleted namespaces are emptied, ServiceAccounts get tokens.
+#   1. `make test-e2e` of examples/demo-microservice (each test in a namespace of its own, which
+#      is gone after the test) and of a plain `create api` project (in an existing namespace,
+#      E2E_NAMESPACE);
+#   2. the Makefile flow a user follows: install, run (the sample becomes a Deployment, found by
+#      its short name too, which gets a ReplicaSet and a Pending Pod; deleting the sample removes
+#      all three, and `--cascade=orphan` keeps the Deployment, freed of its owner),
+#      build-installer, uninstall, deploy (the manager's Pod passes the namespace's restricted
+#      Pod Security admission), undeploy;
+#   3. what the API server refuses or fills in, through the example's CRD, with kube-apiserver's
+#      own messages: a negative spec.replicas, a 70-character name (the CRD's CEL rule), an
+#      unknown field (kubectl's strict field validation), a missing spec.image; an omitted
+#      spec.port comes back with the CRD's default;
+#   4. the manager of `make deploy` with only its ServiceAccount's permissions (a token of the
+#      ServiceAccount deploy creates): leader election, reconciling, Events, the webhooks, and
+#      its authenticated metrics: a ServiceAccount bound to the project's metrics-reader
+#      ClusterRole reads them, one without the binding gets 403, a bad token or none 401;
 #   5. the example's webhooks, called by the API server: an image without a tag is refused with
 #      the validator's message, a created DemoMicroService gets the defaulter's label; and a
-#      conversion webhook: the plain project's Guestbook, created as v1, read as v2. The
-#      emulator runs no Services, so this harness points the webhook configurations at the
+#      conversion webhook: the plain project's Guestbook, created as v1, read as v2. No Pod runs
+#      and no Service is reachable, so this harness points the webhook configurations at the
 #      manager run on this machine (clientConfig.url, with a certificate made here); the
 #      operator's code and manifests know nothing of it;
 #   6. a built-in type's webhooks (a Pod defaulter and a validator of deletions, as a user
 #      writes them): Pods are seen everywhere except in kube-system and the manager's
-#      namespace, so with the manager down Pods can still start there;
+#      namespace, so with the manager down Pods can still be created there;
 #   7. conversion between versions with different fields (the example's kind and a plain v2):
 #      a write through v2 keeps v1's image.
-# Needs cargo, make, python3 with target/venv (`make tools`) and kubectl. Users run
-# `make test-e2e` in a generated project against a real cluster (kind, k3d, ...) instead.
+# Needs cargo, make, python3 with target/venv (`make tools`: PyYAML), openssl, and go the first
+# time (scripts/envtest-assets). Users run `make test-e2e` in a generated project against any
+# cluster (kind, k3d, ...) instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,39 +45,63 @@ export CARGO_TARGET_DIR=$repo/target/generated
 # reused here: one-shot builds, so no incremental data and no debug info (gigabytes per
 # project, and slower links), which change nothing a test looks at.
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0
+assets=$(scripts/envtest-assets)
+# kubectl of the API server's version (the one on PATH may be several minor versions older).
+export PATH=$assets:$PATH
+python=${E2E_PYTHON:-$repo/target/venv/bin/python}
 work=$(mktemp -d)
-kubeconfig=$work/kubeconfig
-pid=$(emulator/start.sh "$kubeconfig" scripts/e2e-auth.yaml)
-cleanup() { kill "$pid" 2>/dev/null || true; rm -rf "$work"; }
+control_plane_dir=$work/control-plane
+KUBEBUILDER_ASSETS=$assets scripts/control-plane "$control_plane_dir" &
+control_plane=$!
+cleanup() {
+  kill "$control_plane" 2>/dev/null || true
+  wait "$control_plane" 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
-export KUBECONFIG=$kubeconfig
 passed=0
 pass() { passed=$((passed + 1)); echo "e2e: ok: $*"; }
 fail() { echo "e2e: FAILED: $*" >&2; echo "e2e: $passed passed, 1 failed"; exit 1; }
+for _ in $(seq 1 1200); do
+  [ -e "$control_plane_dir/ready" ] && break
+  kill -0 "$control_plane" 2>/dev/null || fail "the control plane did not start (see above)"
+  sleep 0.1
+done
+[ -e "$control_plane_dir/ready" ] || fail "the control plane was not ready within 120 s"
+export KUBECONFIG=$control_plane_dir/kubeconfig
+kubectl version
 
-echo "== e2e: TokenReview and SubjectAccessReview, as an authenticated /metrics makes them"
-reader=system:serviceaccount:monitoring:prometheus
-review() { # TOKEN -> authenticated username, or false
-  kubectl create -o jsonpath='{.status.authenticated} {.status.user.username}' -f - <<EOF
-{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": "$1"}}
-EOF
+# eventually WHAT COMMAND...: runs COMMAND until it succeeds, for 60 s at most, else fails
+# saying that WHAT did not happen.
+eventually() {
+  local what=$1
+  shift
+  for _ in $(seq 1 240); do
+    "$@" && return 0
+    sleep 0.25
+  done
+  fail "$what (still not so after 60 s)"
 }
-access() { # USER PATH -> allowed (true/false)
-  kubectl create -o jsonpath='{.status.allowed}' -f - <<EOF
-{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
- "spec": {"user": "$1", "nonResourceAttributes": {"path": "$2", "verb": "get"}}}
-EOF
+gone() { ! kubectl get "$@" >/dev/null 2>&1; }
+# controlled KIND OWNER_KIND OWNER_NAME: "name phase" of each object of KIND (in the current
+# namespace) whose controller, by its owner references, is OWNER_KIND OWNER_NAME.
+controlled() {
+  kubectl get "$1" -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.ownerReferences[?(@.controller==true)].kind}/{.metadata.ownerReferences[?(@.controller==true)].name} {.status.phase}{"\n"}{end}' \
+    | awk -v owner="$2/$3" '$2 == owner { print $1, $3 }'
 }
-[ "$(review e2e-metrics-reader-token)" = "true $reader" ] || fail "TokenReview of the table's token"
-[ "$(review unknown)" = "false " ] || fail "TokenReview of an unknown token"
-[ "$(access "$reader" /metrics)" = true ] || fail "SubjectAccessReview: $reader may not get /metrics"
-[ "$(access someone-else /metrics)" = false ] || fail "SubjectAccessReview: anyone may get /metrics"
-pass "TokenReview and SubjectAccessReview"
+# A namespace's Pods need its ServiceAccount "default" (the ServiceAccount admission plugin),
+# which kube-controller-manager creates shortly after the namespace.
+has_default_service_account() { kubectl -n "$1" get serviceaccount default >/dev/null 2>&1; }
 
 echo "== e2e: examples/demo-microservice"
 cp -r examples/demo-microservice "$work/demo-microservice"
 (cd "$work/demo-microservice" && make test-e2e)
-pass "make test-e2e of examples/demo-microservice"
+# The harness deleted its namespace; kube-controller-manager empties it, then it goes.
+no_test_namespace() {
+  [ -z "$(kubectl get namespaces -l app.kubernetes.io/created-by=demo-microservice-e2e -o name)" ]
+}
+eventually "the test's namespace to be deleted" no_test_namespace
+pass "make test-e2e of examples/demo-microservice, its namespace deleted afterwards"
 
 echo "== e2e: a plain create api project"
 cargo build --quiet --target-dir "$repo/target" # rbuilder itself, as cargo test builds it
@@ -95,31 +129,34 @@ stop_manager() {
   run=''
 }
 trap 'if [ -n "$run" ]; then stop_manager; fi; cleanup' EXIT
+sample=demomicroservice-sample
 # Applies the sample and waits for the running manager to make it a Deployment.
 sample_becomes_a_deployment() {
   kubectl apply -k config/samples
   for _ in $(seq 1 240); do
-    kubectl get deployment demomicroservice-sample >/dev/null 2>&1 && break
+    kubectl get deployment "$sample" >/dev/null 2>&1 && break
     sleep 0.5
   done
-  kubectl get deployment demomicroservice-sample -o jsonpath='{.spec.template.spec.containers[0].image}{"\n"}' \
+  kubectl get deployment "$sample" -o jsonpath='{.spec.template.spec.containers[0].image}{"\n"}' \
     || { echo "the manager did not create the Deployment; its log:"; cat "$work/run.log"; fail "the sample became no Deployment"; }
   kubectl get dms
 }
-gone() { ! kubectl get "$@" >/dev/null 2>&1; }
 
 make install
-kubectl get crd demomicroservices.devops.my.domain
+kubectl wait --for condition=Established crd/demomicroservices.devops.my.domain
 pass "make install"
 
 echo "== what the API server refuses or fills in (the example's CRD)"
-# Runs kubectl apply on stdin, which must fail with a message containing $1.
+# Runs kubectl apply on stdin, which must fail with a message containing each argument (each
+# within one line).
 refused() {
-  local expected=$1 out
+  local expected out
   if out=$(kubectl apply -f - 2>&1); then
-    fail "the API server accepted what it refuses ($expected): $out"
+    fail "the API server accepted what it refuses ($1): $out"
   fi
-  grep -qF -- "$expected" <<<"$out" || fail "expected '$expected', got: $out"
+  for expected in "$@"; do
+    grep -qF -- "$expected" <<<"$out" || fail "expected '$expected', got: $out"
+  done
   echo "refused: $out"
 }
 dms() { # NAME SPEC_LINES...
@@ -131,11 +168,13 @@ dms negative image:\ example.com/app:1 'replicas: -1' | refused \
   'The DemoMicroService "negative" is invalid: spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0'
 long_name=$(printf 'a%.0s' $(seq 1 70))
 dms "$long_name" image:\ example.com/app:1 | refused \
-  "The DemoMicroService \"$long_name\" is invalid: <nil>: Invalid value: \"object\": metadata.name must be at most 63 characters (it labels the Deployment)"
+  "The DemoMicroService \"$long_name\" is invalid: <nil>: Invalid value: metadata.name must be at most 63 characters (it labels the Deployment)"
 dms unknown image:\ example.com/app:1 'colour: blue' | refused \
-  'strict decoding error: unknown field "spec.colour"'
+  'DemoMicroService in version "v1" cannot be handled as a DemoMicroService: strict decoding error: unknown field "spec.colour"'
+# The API server names every failed check, one per line; the CEL rules are not run on an
+# object that fails the schema.
 dms no-image 'replicas: 1' | refused \
-  'The DemoMicroService "no-image" is invalid: spec.image: Required value'
+  'The DemoMicroService "no-image" is invalid: ' '* spec.image: Required value'
 dms defaulted image:\ example.com/app:1 | kubectl apply -f -
 port=$(kubectl get dms defaulted -o jsonpath='{.spec.port}')
 [ "$port" = 9898 ] || fail "spec.port was not defaulted to 9898 (the CRD's default): '$port'"
@@ -143,7 +182,6 @@ kubectl delete dms defaulted
 pass "invalid DemoMicroServices refused with the API server's messages; spec.port defaulted"
 
 echo "== the example's webhooks, called by the API server"
-python=${EMULATOR_PYTHON:-$repo/target/venv/bin/python}
 certs=$work/webhook-certs
 mkdir -p "$certs"
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
@@ -151,7 +189,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
   -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null
 # The webhook configurations and CRDs on stdin (documents or a List), calling the manager on
 # this machine at https://127.0.0.1:9443 and trusting the certificate above, instead of the
-# webhook Service, which the emulator cannot reach.
+# webhook Service, which the API server cannot reach here (no Pod runs the manager).
 local_webhooks() {
   "$python" -c '
 import base64, sys, yaml
@@ -168,11 +206,17 @@ for o in objects:
 print(yaml.safe_dump_all(objects))
 ' "$certs/tls.crt"
 }
-# The manager (binary $1, default demo-microservice), run as `make run` runs it, serving the
-# webhooks with that certificate.
+# start_manager_with_webhooks [VARIABLE=VALUE...] [BINARY [ARGS...]]: the manager (BINARY,
+# default demo-microservice), run as `make run` runs it, with the environment variables given,
+# serving the webhooks with that certificate.
 start_manager_with_webhooks() {
-  setsid cargo run --quiet --bin "${1:-demo-microservice}" -- --webhook-cert-path "$certs" \
-    >"$work/run.log" 2>&1 &
+  local variables=()
+  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
+    variables+=("$1")
+    shift
+  done
+  setsid env "${variables[@]}" cargo run --quiet --bin "${1:-demo-microservice}" -- \
+    --webhook-cert-path "$certs" "${@:2}" >"$work/run.log" 2>&1 &
   run=$!
   for _ in $(seq 1 240); do
     (exec 3<>/dev/tcp/127.0.0.1/9443) 2>/dev/null && return
@@ -200,9 +244,121 @@ grep -q "image: example.com/demo-microservice:v0.1.0" dist/install.yaml
 pass "make build-installer"
 start_manager
 sample_becomes_a_deployment
-# The manager of `make run` serves its metrics as in the cluster: HTTPS (a self-signed
-# certificate) on 127.0.0.1:8443, to a token the API server authenticates (TokenReview) whose
-# user may get /metrics (SubjectAccessReview); scripts/e2e-auth.yaml holds one such token.
+# kube-controller-manager gives the Deployment a ReplicaSet, which creates its Pod; no scheduler
+# binds it to a node, so it stays Pending.
+replicaset=''
+has_a_pending_pod() {
+  replicaset=$(controlled replicasets Deployment "$sample" | awk '{ print $1 }')
+  [ -n "$replicaset" ] && [ "$(controlled pods ReplicaSet "$replicaset" | awk '{ print $2 }')" = Pending ]
+}
+eventually "the sample's Deployment to get a ReplicaSet and a Pending Pod" has_a_pending_pod
+kubectl get replicasets,pods -o wide
+# Deleting the sample waits for its finalizer, which the manager removes after deleting the
+# Deployment; the garbage collector deletes the ReplicaSet and the Pod.
+kubectl delete -k config/samples --timeout=60s
+gone dms "$sample" || fail "the sample outlived its deletion"
+gone deployment "$sample" || fail "the sample's Deployment outlived it"
+nothing_left() {
+  [ -z "$(controlled replicasets Deployment "$sample")" ] && [ -z "$(controlled pods ReplicaSet "$replicaset")" ]
+}
+eventually "the garbage collector to delete the sample's ReplicaSet and Pod" nothing_left
+pass "make run: the sample becomes a Deployment, with a ReplicaSet and a Pod, which all go with it"
+# Deleted with --cascade=orphan, the sample leaves its Deployment behind: the garbage collector
+# removes the owner reference, and the manager's finalizer then spares the Deployment.
+sample_becomes_a_deployment
+kubectl delete -k config/samples --cascade=orphan --timeout=60s
+gone dms "$sample" || fail "the sample outlived its deletion with --cascade=orphan"
+owners=$(kubectl get deployment "$sample" -o jsonpath='{.metadata.ownerReferences}') \
+  || fail "the sample deleted with --cascade=orphan took its Deployment with it"
+[ -z "$owners" ] || fail "the orphaned Deployment still has owner references: $owners"
+kubectl delete deployment "$sample"
+stop_manager
+pass "make run: the sample deleted with --cascade=orphan leaves its Deployment, without owner"
+make uninstall
+gone crd demomicroservices.devops.my.domain || fail "make uninstall left the CRD in place"
+pass "make uninstall"
+
+# No Pod runs here: deploy is checked by what it creates. A manager run on this machine, with
+# the deployed manager's arguments and only its ServiceAccount's permissions, stands in for
+# the deployed one, so that undeploy meets a resource with a finalizer.
+image=example.com/demo-microservice:v0.1.0
+system=demo-microservice-system
+manager=demo-microservice-controller-manager
+# The webhooks' certificate comes from cert-manager, which does not run here: its kinds, so
+# that the API server stores the Certificate and the Issuer.
+for kind in Certificate Issuer; do
+  plural=$(tr '[:upper:]' '[:lower:]' <<<"${kind}s")
+  kubectl apply -f - <<EOF
+{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "$plural.cert-manager.io"},
+ "spec": {"group": "cert-manager.io", "scope": "Namespaced",
+  "names": {"kind": "$kind", "plural": "$plural", "singular": "${plural%s}", "listKind": "${kind}List"},
+  "versions": [{"name": "v1", "served": true, "storage": true,
+   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}}
+EOF
+done
+kubectl wait --for condition=Established crd/certificates.cert-manager.io crd/issuers.cert-manager.io
+make deploy IMG=$image
+# Every object of dist/deploy.yaml (what deploy applied) exists; the manager's image is IMG.
+kubectl get -f dist/deploy.yaml
+deployed=$(kubectl -n "$system" get deployment "$manager" \
+  -o jsonpath='{.spec.template.spec.containers[0].image}')
+[ "$deployed" = "$image" ] || fail "make deploy: the manager's image is '$deployed', not $image"
+# The namespace enforces the restricted Pod Security Standard: the manager's Pod is created
+# only if it complies (else its ReplicaSet reports FailedCreate).
+manager_pod_created() {
+  local replicaset
+  replicaset=$(kubectl -n "$system" get replicasets -o name | head -n 1)
+  [ -n "$replicaset" ] && [ -n "$(kubectl -n "$system" get pods -o name)" ]
+}
+eventually "the manager's Pod to be created in $system (restricted Pod Security)" manager_pod_created
+kubectl -n "$system" get replicasets,pods
+pass "make deploy: every object created, the manager's Pod admitted by the restricted Pod Security Standard"
+# The deployed webhook configurations call the webhook Service: pointed at the local manager
+# (replaced: an apply would merge the url into clientConfig beside the service, which the API
+# server refuses).
+kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations -o yaml \
+  | local_webhooks | kubectl replace -f -
+# The stand-in manager's kubeconfig: the API server, as the manager's ServiceAccount.
+manager_kubeconfig=$work/manager-kubeconfig
+server=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+kubectl config --kubeconfig "$manager_kubeconfig" set-cluster control-plane --server "$server" \
+  --certificate-authority "$control_plane_dir/ca.crt" --embed-certs >/dev/null
+kubectl config --kubeconfig "$manager_kubeconfig" set-credentials manager \
+  --token "$(kubectl -n "$system" create token "$manager")" >/dev/null
+kubectl config --kubeconfig "$manager_kubeconfig" set-context manager --cluster control-plane \
+  --user manager --namespace "$system" >/dev/null
+kubectl config --kubeconfig "$manager_kubeconfig" use-context manager >/dev/null
+start_manager_with_webhooks KUBECONFIG="$manager_kubeconfig" POD_NAMESPACE="$system" \
+  demo-microservice --leader-elect
+leader() {
+  kubectl -n "$system" get lease demo-microservice-leader-election -o jsonpath='{.spec.holderIdentity}' 2>/dev/null \
+    | grep -q .
+}
+eventually "the manager to take its leader-election Lease in $system" leader
+sample_becomes_a_deployment
+created_event() {
+  kubectl get events --field-selector "involvedObject.name=$sample" \
+    -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' | grep -qxF "Created: Created Deployment $sample"
+}
+eventually "the manager to record the Event Created for the sample" created_event
+pass "the manager with its ServiceAccount's permissions: leader election, the sample's Deployment, its Event"
+
+echo "== authenticated metrics, read with ServiceAccount tokens"
+# Prometheus' ServiceAccount, bound to the project's metrics-reader ClusterRole (as make deploy
+# created it), and another one, bound to nothing.
+kubectl create namespace monitoring
+kubectl -n monitoring create serviceaccount prometheus
+kubectl -n monitoring create serviceaccount other
+kubectl create clusterrolebinding prometheus-metrics-reader \
+  --clusterrole demo-microservice-metrics-reader --serviceaccount monitoring:prometheus
+may_read_metrics() { [ "$(kubectl auth can-i get /metrics --as "$1" 2>/dev/null)" = yes ]; }
+eventually "the binding to let Prometheus get /metrics" may_read_metrics system:serviceaccount:monitoring:prometheus
+reader_token=$(kubectl -n monitoring create token prometheus)
+other_token=$(kubectl -n monitoring create token other)
+# The manager serves its metrics as in the cluster: HTTPS (a self-signed certificate) on
+# 127.0.0.1:8443, to a token the API server authenticates (TokenReview) whose user may get
+# /metrics (SubjectAccessReview); it asks both as its ServiceAccount.
 scrape() { # TOKEN ('' for none) -> the HTTP status; the body goes to $work/metrics.txt
   python3 - "$1" "$work/metrics.txt" <<'PY'
 import ssl, sys, urllib.error, urllib.request
@@ -218,59 +374,31 @@ except urllib.error.HTTPError as error:
     print(error.code)
 PY
 }
-[ "$(scrape e2e-metrics-reader-token)" = 200 ] || fail "secure metrics: the reader's token was refused"
+status=$(scrape "$reader_token")
+[ "$status" = 200 ] || fail "secure metrics: the reader's token got $status; the manager's log: $(tail -20 "$work/run.log")"
 grep -q '^controller_runtime_reconcile_total{controller="demomicroservice",result="requeue_after"} [1-9]' "$work/metrics.txt" \
   || fail "secure metrics: no successful reconcile counted in $(cat "$work/metrics.txt")"
 grep -q '^rest_client_requests_total{' "$work/metrics.txt" || fail "secure metrics: no rest_client_requests_total"
-[ "$(scrape e2e-other-token)" = 403 ] || fail "secure metrics: a user not granted /metrics was not refused with 403"
-[ "$(scrape unknown-token)" = 401 ] || fail "secure metrics: an unknown token was not refused with 401"
-[ "$(scrape '')" = 401 ] || fail "secure metrics: a request without a token was not refused with 401"
-pass "secure metrics: the reader's token reads them, another user's gets 403, an unknown one or none 401"
-# Deleting the sample waits for its finalizer, which the manager removes after deleting the
-# Deployment.
-kubectl delete -k config/samples --timeout=60s
-gone dms demomicroservice-sample || fail "the sample outlived its deletion"
-gone deployment demomicroservice-sample || fail "the sample's Deployment outlived it"
-stop_manager
-pass "make run: the sample becomes a Deployment, which goes with it"
-make uninstall
-gone crd demomicroservices.devops.my.domain || fail "make uninstall left the CRD in place"
-pass "make uninstall"
+status=$(scrape "$other_token")
+[ "$status" = 403 ] || fail "secure metrics: a ServiceAccount not bound to metrics-reader got $status, not 403"
+status=$(scrape "${reader_token%?????}xxxxx") # its signature broken
+[ "$status" = 401 ] || fail "secure metrics: a token with a bad signature got $status, not 401"
+status=$(scrape not-a-token)
+[ "$status" = 401 ] || fail "secure metrics: an invalid token got $status, not 401"
+status=$(scrape '')
+[ "$status" = 401 ] || fail "secure metrics: a request without a token got $status, not 401"
+kubectl delete clusterrolebinding prometheus-metrics-reader
+kubectl delete namespace monitoring --wait=false
+pass "secure metrics: a ServiceAccount bound to metrics-reader reads them, another gets 403, a bad token or none 401"
 
-# The emulator runs no Pods: deploy is checked by what it creates. A manager from `make run`
-# stands in for the deployed one, so that undeploy meets a resource with a finalizer.
-image=example.com/demo-microservice:v0.1.0
-system=demo-microservice-system
-# The webhooks' certificate comes from cert-manager: its kinds, enough for the emulator to
-# store them (it runs no cert-manager).
-for kind in Certificate Issuer; do
-  plural=$(tr '[:upper:]' '[:lower:]' <<<"${kind}s")
-  kubectl apply -f - <<EOF
-{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
- "metadata": {"name": "$plural.cert-manager.io"},
- "spec": {"group": "cert-manager.io", "scope": "Namespaced",
-  "names": {"kind": "$kind", "plural": "$plural", "singular": "${plural%s}", "listKind": "${kind}List"},
-  "versions": [{"name": "v1", "served": true, "storage": true,
-   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}}
-EOF
-done
-make deploy IMG=$image
-# Every object of dist/deploy.yaml (what deploy applied) exists; the manager's image is IMG.
-kubectl get -f dist/deploy.yaml
-deployed=$(kubectl -n "$system" get deployment demo-microservice-controller-manager \
-  -o jsonpath='{.spec.template.spec.containers[0].image}')
-[ "$deployed" = "$image" ] || fail "make deploy: the manager's image is '$deployed', not $image"
-pass "make deploy"
-# The deployed webhook configurations call the webhook Service: pointed at the local manager.
-kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations -o yaml \
-  | local_webhooks | kubectl apply -f -
-start_manager_with_webhooks
-sample_becomes_a_deployment
+if grep -i forbidden "$work/run.log"; then
+  fail "the manager was refused something its ServiceAccount needs (above)"
+fi
 make undeploy
 stop_manager
 left=$(kubectl get -f dist/deploy.yaml --ignore-not-found -o name)
 [ -z "$left" ] || fail "make undeploy left: $left"
-gone deployment demomicroservice-sample || fail "make undeploy left the sample's Deployment"
+gone deployment "$sample" || fail "make undeploy left the sample's Deployment"
 pass "make undeploy"
 echo "== conversion between two versions of a kind, through the webhook"
 cd "$work/guestbook-operator"
@@ -278,6 +406,7 @@ cd "$work/guestbook-operator"
 "$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind Guestbook \
   --conversion --spoke v2 >/dev/null
 kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
+kubectl wait --for condition=Established crd/guestbooks.devops.my.domain
 start_manager_with_webhooks guestbook-operator
 printf 'apiVersion: devops.my.domain/v1\nkind: Guestbook\nmetadata:\n  name: converted\nspec:\n  foo: bar\n' \
   | kubectl apply -f -
@@ -320,9 +449,9 @@ PY
 make manifests >/dev/null
 grep -q -- '- DELETE' config/webhook/manifests.yaml || fail "make manifests did not add DELETE for VALIDATE_DELETE"
 system=guestbook-operator-system
-for namespace in "$system" kube-system; do
-  printf '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "%s"}}' "$namespace" \
-    | kubectl apply -f -
+kubectl create namespace "$system"
+for namespace in default "$system" kube-system; do
+  eventually "the ServiceAccount default to be created in $namespace" has_default_service_account "$namespace"
 done
 # The webhook configurations as make deploy renders them: the namespaceSelector names $system.
 kubectl kustomize config/default | "$python" -c '
@@ -362,6 +491,7 @@ cd "$work/demo-microservice"
 "$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind DemoMicroService \
   --conversion --spoke v2 >/dev/null
 kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
+kubectl wait --for condition=Established crd/demomicroservices.devops.my.domain
 start_manager_with_webhooks
 v1=demomicroservices.v1.devops.my.domain v2=demomicroservices.v2.devops.my.domain
 dms kept 'image: nginx:1.27' | kubectl apply -f -

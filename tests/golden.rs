@@ -112,6 +112,7 @@ const CRATE_ROOTS: &[&str] = &[
     "src/main.rs",
     "src/bin/manifests.rs",
     "tests/e2e/main.rs",
+    "tests/integration/main.rs",
     "runtime/src/lib.rs",
 ];
 

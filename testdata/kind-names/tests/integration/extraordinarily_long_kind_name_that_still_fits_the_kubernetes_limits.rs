@@ -26,7 +26,9 @@ use kind_names::api::v1alpha1;
 use kind_names::controller::extraordinarily_long_kind_name_that_still_fits_the_kubernetes_limits::CONTROLLER;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
-const SAMPLE: &str = include_str!("../../config/samples/devops_v1alpha1_extraordinarilylongkindnamethatstillfitsthekuberneteslimits.yaml");
+const SAMPLE: &str = include_str!(
+    "../../config/samples/devops_v1alpha1_extraordinarilylongkindnamethatstillfitsthekuberneteslimits.yaml"
+);
 
 /// Held by the controller on every ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits, so that it can clean up before deletion.
 const FINALIZER: &str = "devops.my.domain/finalizer";

@@ -21,10 +21,16 @@ use rbuilder_runtime::envtest::{Environment, from_yaml, step};
 
 use kind_names::OPERATOR;
 use kind_names::api::v1alpha1;
-use kind_names::webhook::v1alpha1::extraordinarily_long_kind_name_that_still_fits_the_kubernetes_limits;
+use kind_names::webhook::v1alpha1::extraordinarily_long_kind_name_that_still_fits_the_kubernetes_limits::DEFAULTING;
+use kind_names::webhook::v1alpha1::extraordinarily_long_kind_name_that_still_fits_the_kubernetes_limits::VALIDATING;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
-const SAMPLE: &str = include_str!("../../config/samples/devops_v1alpha1_extraordinarilylongkindnamethatstillfitsthekuberneteslimits.yaml");
+const SAMPLE: &str = include_str!(
+    "../../config/samples/devops_v1alpha1_extraordinarilylongkindnamethatstillfitsthekuberneteslimits.yaml"
+);
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "extraordinarilylongkindnamethatstillfitsthekuberneteslimits";
 
 /// A ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits created without the `app.kubernetes.io/name` label gets it from the
 /// defaulting webhook.
@@ -39,8 +45,8 @@ async fn the_defaulter_sets_the_name_label() {
     step("create the sample without labels");
     let created = env.apply(&api, &sample).await;
     let label = created.labels().get("app.kubernetes.io/name");
-    assert_eq!(label.map(String::as_str), Some("extraordinarilylongkindnamethatstillfitsthekuberneteslimits"));
-    assert!(env.webhook_calls(&extraordinarily_long_kind_name_that_still_fits_the_kubernetes_limits::DEFAULTING) > 0);
+    assert_eq!(label.map(String::as_str), Some(NAME));
+    assert!(env.webhook_calls(&DEFAULTING) > 0);
 }
 
 /// The sample is admitted by the validating webhook, which the API server calls.
@@ -53,5 +59,5 @@ async fn the_validator_admits_the_sample() {
 
     step("the sample is admitted");
     env.apply(&api, &sample).await;
-    assert!(env.webhook_calls(&extraordinarily_long_kind_name_that_still_fits_the_kubernetes_limits::VALIDATING) > 0);
+    assert!(env.webhook_calls(&VALIDATING) > 0);
 }

@@ -21,7 +21,7 @@ use rbuilder_runtime::envtest::{Environment, from_yaml, step};
 
 use kind_names::OPERATOR;
 use kind_names::api::v1;
-use kind_names::webhook::v1::r#type;
+use kind_names::webhook::v1::r#type::VALIDATING;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
 const SAMPLE: &str = include_str!("../../config/samples/devops_v1_type.yaml");
@@ -35,5 +35,5 @@ async fn the_validator_admits_the_sample() {
 
     step("the sample is admitted");
     env.apply(&api, &sample).await;
-    assert!(env.webhook_calls(&r#type::VALIDATING) > 0);
+    assert!(env.webhook_calls(&VALIDATING) > 0);
 }

@@ -11,10 +11,13 @@ use rbuilder_runtime::envtest::{Environment, from_yaml, step};
 
 use multigroup::OPERATOR;
 use multigroup::api::devops::v1;
-use multigroup::webhook::v1::demo_micro_service;
+use multigroup::webhook::v1::demo_micro_service::DEFAULTING;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
 const SAMPLE: &str = include_str!("../../config/samples/devops_v1_demomicroservice.yaml");
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "demomicroservice";
 
 /// A DemoMicroService created without the `app.kubernetes.io/name` label gets it from the
 /// defaulting webhook.
@@ -28,8 +31,8 @@ async fn the_defaulter_sets_the_name_label() {
     step("create the sample without labels");
     let created = env.apply(&api, &sample).await;
     let label = created.labels().get("app.kubernetes.io/name");
-    assert_eq!(label.map(String::as_str), Some("demomicroservice"));
-    assert!(env.webhook_calls(&demo_micro_service::DEFAULTING) > 0);
+    assert_eq!(label.map(String::as_str), Some(NAME));
+    assert!(env.webhook_calls(&DEFAULTING) > 0);
 }
 
 /// The sample is admitted, and an image without a tag is refused by the validating webhook,

@@ -11,7 +11,7 @@ use rbuilder_runtime::envtest::{Environment, from_yaml, step};
 
 use multigroup::OPERATOR;
 use multigroup::api::web_apps::v1beta1;
-use multigroup::webhook::v1beta1::site;
+use multigroup::webhook::v1beta1::site::VALIDATING;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
 const SAMPLE: &str = include_str!("../../config/samples/web-apps_v1beta1_site.yaml");
@@ -25,5 +25,5 @@ async fn the_validator_admits_the_sample() {
 
     step("the sample is admitted");
     env.apply(&api, &sample).await;
-    assert!(env.webhook_calls(&site::VALIDATING) > 0);
+    assert!(env.webhook_calls(&VALIDATING) > 0);
 }

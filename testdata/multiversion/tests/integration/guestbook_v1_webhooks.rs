@@ -21,10 +21,14 @@ use rbuilder_runtime::envtest::{Environment, from_yaml, step};
 
 use multiversion::OPERATOR;
 use multiversion::api::v1;
-use multiversion::webhook::v1::guestbook;
+use multiversion::webhook::v1::guestbook::DEFAULTING;
+use multiversion::webhook::v1::guestbook::VALIDATING;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
 const SAMPLE: &str = include_str!("../../config/samples/devops_v1_guestbook.yaml");
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "guestbook";
 
 /// A Guestbook created without the `app.kubernetes.io/name` label gets it from the
 /// defaulting webhook.
@@ -38,8 +42,8 @@ async fn the_defaulter_sets_the_name_label() {
     step("create the sample without labels");
     let created = env.apply(&api, &sample).await;
     let label = created.labels().get("app.kubernetes.io/name");
-    assert_eq!(label.map(String::as_str), Some("guestbook"));
-    assert!(env.webhook_calls(&guestbook::DEFAULTING) > 0);
+    assert_eq!(label.map(String::as_str), Some(NAME));
+    assert!(env.webhook_calls(&DEFAULTING) > 0);
 }
 
 /// The sample is admitted by the validating webhook, which the API server calls.
@@ -51,5 +55,5 @@ async fn the_validator_admits_the_sample() {
 
     step("the sample is admitted");
     env.apply(&api, &sample).await;
-    assert!(env.webhook_calls(&guestbook::VALIDATING) > 0);
+    assert!(env.webhook_calls(&VALIDATING) > 0);
 }

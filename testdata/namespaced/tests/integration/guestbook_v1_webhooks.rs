@@ -7,10 +7,13 @@ use rbuilder_runtime::envtest::{Environment, from_yaml, step};
 
 use namespaced::OPERATOR;
 use namespaced::api::v1;
-use namespaced::webhook::v1::guestbook;
+use namespaced::webhook::v1::guestbook::DEFAULTING;
 
 /// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
 const SAMPLE: &str = include_str!("../../config/samples/devops_v1_guestbook.yaml");
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "guestbook";
 
 /// A Guestbook created without the `app.kubernetes.io/name` label gets it from the
 /// defaulting webhook.
@@ -24,6 +27,6 @@ async fn the_defaulter_sets_the_name_label() {
     step("create the sample without labels");
     let created = env.apply(&api, &sample).await;
     let label = created.labels().get("app.kubernetes.io/name");
-    assert_eq!(label.map(String::as_str), Some("guestbook"));
-    assert!(env.webhook_calls(&guestbook::DEFAULTING) > 0);
+    assert_eq!(label.map(String::as_str), Some(NAME));
+    assert!(env.webhook_calls(&DEFAULTING) > 0);
 }

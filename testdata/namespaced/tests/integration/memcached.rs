@@ -5,8 +5,8 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
-use serde_json::json;
 use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, step};
+use serde_json::json;
 
 use namespaced::OPERATOR;
 use namespaced::api::v1alpha1;
@@ -107,11 +107,12 @@ async fn unset_replicas_keep_the_deployments_count() {
     step("without spec.replicas, the Deployment keeps 3");
     sample.spec.replicas = None;
     let unset = env.apply(&api, &sample).await;
-    let what = format!("{name} to be reconciled at generation {:?}", unset.meta().generation);
+    let generation = unset.meta().generation;
+    let what = format!("{name} to be reconciled at generation {generation:?}");
     env.wait_for(&what, async || {
         let obj = fetch(&api, &name).await?;
         let observed = obj.status.and_then(|status| status.observed_generation);
-        (observed == unset.meta().generation)
+        (observed == generation)
             .then_some(())
             .ok_or(format!("observed generation {observed:?}"))
     })
@@ -163,7 +164,7 @@ async fn an_orphaned_deployment_is_adopted() {
     step(format!("create {name} again: it adopts the Deployment"));
     let second = env.apply(&api, &sample).await;
     let adopted = wait_for_image(&env, &deployments, &second, &sample.spec.image).await;
-    assert_eq!(adopted.uid(), orphan.uid(), "a new Deployment replaced the orphan");
+    assert_eq!(adopted.uid(), orphan.uid(), "the orphan was replaced");
 }
 
 /// Waits until the Deployment of `owner` is controlled by it and runs `image`.

@@ -27,7 +27,6 @@ use super::*;
 type Tested = MemcachedReconciler;
 
 const PATH: &str = "/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/test";
-const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
 const DEPLOYMENT: &str = "/apis/apps/v1/namespaces/default/deployments/test";
 const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
 /// The field manager of `mock_context`'s operator.

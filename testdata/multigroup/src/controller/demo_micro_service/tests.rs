@@ -17,7 +17,6 @@ use super::*;
 type Tested = DemoMicroServiceReconciler;
 
 const PATH: &str = "/apis/devops.example.com/v1/namespaces/default/demomicroservices/test";
-const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
 const DEPLOYMENT: &str = "/apis/apps/v1/namespaces/default/deployments/test";
 const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
 /// The field manager of `mock_context`'s operator.

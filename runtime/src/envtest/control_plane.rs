@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::hash::{BuildHasher, RandomState};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
@@ -16,8 +17,14 @@ use base64::prelude::{BASE64_STANDARD, Engine as _};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::{ClientConfig, RootCertStore};
 use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio::time::{Instant, sleep};
+use tokio_rustls::TlsConnector;
 
 use super::assets::Assets;
 use super::certs::{self, Ca};
@@ -132,19 +139,15 @@ impl ControlPlane {
             Kubeconfig::from_yaml(&kubeconfig.to_string()).map_err(|e| Start::Failed(e.into()))?;
         let client = admin_client(&kubeconfig).await.map_err(Start::Failed)?;
         let namespaces: Api<Namespace> = Api::all(client.clone());
+        let address = SocketAddr::from(([127, 0, 0, 1], api_port));
         loop {
-            let request = http::Request::get("/readyz").body(Vec::new());
-            let readyz = match request {
-                Ok(request) => client.request_text(request).await,
-                Err(error) => return Err(Start::Failed(error.into())),
-            };
-            let last = match readyz {
-                Ok(_) => match namespaces.get_opt("default").await {
+            let last = match readyz(address, &ca.cert).await {
+                Ok(()) => match namespaces.get_opt("default").await {
                     Ok(Some(_)) => break,
                     Ok(None) => "no default namespace yet".to_owned(),
                     Err(error) => error_chain(&error),
                 },
-                Err(error) => error_chain(&error),
+                Err(error) => error,
             };
             let what = format!("kube-apiserver to be ready (last: {last})");
             check_running(&mut apiserver, deadline, &what)?;
@@ -239,6 +242,47 @@ fn check_running(process: &mut Process, deadline: Instant, what: &str) -> Result
         )));
     }
     Ok(())
+}
+
+/// `GET /readyz` of the API server at `address` (anonymous, as the kubelet's probes ask it),
+/// trusting `ca`: 200 once its post-start hooks have run, RBAC's default roles among them. A
+/// request of its own, not kube's client, which logs each 500 the API server answers while it
+/// starts as an error.
+async fn readyz(address: SocketAddr, ca: &str) -> Result<(), String> {
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca.as_bytes()) {
+        let cert = cert.map_err(|error| format!("the CA: {error}"))?;
+        roots
+            .add(cert)
+            .map_err(|error| format!("the CA: {error}"))?;
+    }
+    let config = ClientConfig::builder_with_provider(crate::tls::provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|error| error.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = TlsConnector::from(Arc::new(config));
+    let exchange = async {
+        let tcp = TcpStream::connect(address).await?;
+        let mut tls = connector
+            .connect(ServerName::from(address.ip()), tcp)
+            .await?;
+        let request = format!("GET /readyz HTTP/1.0\r\nHost: {address}\r\n\r\n");
+        tls.write_all(request.as_bytes()).await?;
+        let mut response = Vec::new();
+        tls.read_to_end(&mut response).await?;
+        Ok::<_, std::io::Error>(response)
+    };
+    let response = exchange
+        .await
+        .map_err(|error| format!("GET /readyz: {error}"))?;
+    let response = String::from_utf8_lossy(&response);
+    let status = response.lines().next().unwrap_or_default();
+    if status.split_whitespace().nth(1) == Some("200") {
+        Ok(())
+    } else {
+        Err(format!("GET /readyz: {status}"))
+    }
 }
 
 /// A port on 127.0.0.1 that was free a moment ago, as envtest picks them.

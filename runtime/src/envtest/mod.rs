@@ -329,5 +329,6 @@ fn init_logging() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_test_writer()
+        .with_ansi(false)
         .try_init();
 }

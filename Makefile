@@ -15,7 +15,8 @@ help: ## Show this help
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 test: tools ## Run every test: unit, CLI, generated projects (with their integration tests), and end to end on a real control plane
-	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" cargo test --workspace --all-features -- --include-ignored
+	assets=$$(scripts/envtest-assets) && \
+	  KUBEBUILDER_ASSETS="$$assets" cargo test --workspace --all-features -- --include-ignored
 	$(MAKE) e2e
 
 e2e: tools ## Only the end-to-end part: generated operators against etcd, kube-apiserver and kube-controller-manager

@@ -215,10 +215,15 @@ start_manager_with_webhooks() {
     variables+=("$1")
     shift
   done
+  if (exec 3<>/dev/tcp/127.0.0.1/9443) 2>/dev/null; then
+    fail "something listens on 127.0.0.1:9443 already (a manager of an earlier run?)"
+  fi
   setsid env "${variables[@]}" cargo run --quiet --bin "${1:-demo-microservice}" -- \
     --webhook-cert-path "$certs" "${@:2}" >"$work/run.log" 2>&1 &
   run=$!
   for _ in $(seq 1 240); do
+    # Its own process: a manager left over from an earlier run must not answer for it.
+    kill -0 "$run" 2>/dev/null || break
     (exec 3<>/dev/tcp/127.0.0.1/9443) 2>/dev/null && return
     sleep 0.5
   done

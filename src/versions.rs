@@ -18,7 +18,8 @@ pub struct Versions {
     /// The Rust toolchain image the generated Dockerfile builds with.
     pub rust: &'static str,
     /// The envtest release (kube-apiserver, etcd, kubectl, published by controller-tools) that
-    /// a generated project's `make setup-envtest` downloads: the newest of `kubernetes`.
+    /// a generated project's `make setup-envtest` downloads: a release of `kubernetes` that
+    /// exists (rbuilder's own tests build the patch release tools/envtest/go.mod pins).
     pub envtest: &'static str,
 }
 
@@ -35,6 +36,20 @@ pub const VERSIONS: Versions = Versions {
 
 #[cfg(test)]
 mod tests {
+    /// Generated projects test against the Kubernetes release their types are compiled for,
+    /// and so do rbuilder's own tests.
+    #[test]
+    fn the_api_servers_tested_against_are_of_the_kubernetes_version() {
+        let minor = format!("{}.", super::VERSIONS.kubernetes);
+        assert!(super::VERSIONS.envtest.starts_with(&minor), "{minor}");
+        let go_mod = include_str!("../tools/envtest/go.mod");
+        let pinned = format!("k8s.io/kubernetes v{minor}");
+        assert!(
+            go_mod.contains(&pinned),
+            "tools/envtest/go.mod lacks {pinned}"
+        );
+    }
+
     /// The runtime written into a project carries the version of the rbuilder that wrote it.
     #[test]
     fn the_runtime_is_versioned_with_rbuilder() {

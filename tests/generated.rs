@@ -32,7 +32,9 @@ fn target_dir() -> PathBuf {
 fn envtest_assets() -> &'static str {
     static ASSETS: OnceLock<String> = OnceLock::new();
     ASSETS.get_or_init(|| {
-        if let Ok(assets) = std::env::var("KUBEBUILDER_ASSETS") {
+        if let Ok(assets) = std::env::var("KUBEBUILDER_ASSETS")
+            && !assets.is_empty()
+        {
             return assets;
         }
         let script = repo().join("scripts/envtest-assets");

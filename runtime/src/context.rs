@@ -135,10 +135,11 @@ impl Context {
             value.clone(),
             |inner, key| serde_json::json!({ *key: inner }),
         );
+        // The uid: that very object, not one created in its place (an apply would create it).
         let mut patch = serde_json::json!({
             "apiVersion": K::api_version(&()),
             "kind": K::kind(&()),
-            "metadata": {"name": obj.name_any()},
+            "metadata": {"name": obj.name_any(), "uid": obj.meta().uid},
         });
         if let (Some(patch), Some(field)) = (patch.as_object_mut(), field.as_object()) {
             patch.extend(field.clone());

@@ -1,10 +1,12 @@
 //! Events (`events.k8s.io/v1`) about reconciled objects, as `kubectl describe` shows them.
 //!
-//! [`Recorder`] publishes them as client-go's event recorder does: a repeat of an Event (the
-//! same type, reason, action, note and object, within [`SERIES_TTL`]) is counted in the
-//! `series` of the first one, and an Event whose note changed (a failure that was a 500 and is
-//! now a 403) is a new Event. kube-runtime's `Recorder` leaves the note out of what makes a
-//! repeat, and an Event's note cannot be changed: every repeat would show the first note.
+//! [`Recorder`] publishes them as client-go's `tools/record` recorder (controller-runtime's)
+//! correlates them: a repeat of an Event (the same type, reason, action, note and object, within
+//! [`SERIES_TTL`]) is counted in the `series` of the first one, and an Event whose note changed
+//! (a failure that was a 500 and is now a 403) is a new Event, up to [`MAX_NOTES`] of them, after
+//! which new notes join the last one's series (client-go aggregates similar Events after 10).
+//! kube-runtime's `Recorder` leaves the note out of what makes a repeat, and an Event's note
+//! cannot be changed: every repeat would show the first note.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -22,6 +24,11 @@ pub use kube::runtime::events::{Event, EventType};
 /// How long a repeat counts in the series of the first Event (client-go's and kube-runtime's
 /// 6 minutes); after that it starts a new Event.
 pub const SERIES_TTL: SignedDuration = SignedDuration::from_mins(6);
+
+/// How many Events with different notes, of one type, reason and action about one object, are
+/// published within [`SERIES_TTL`]; later ones count in the last one's series. A message that
+/// changes with every failure (a request id, a time) would otherwise make an Event a retry.
+pub const MAX_NOTES: usize = 10;
 
 /// Publishes Events about objects as one reporting controller.
 pub(crate) struct Recorder {
@@ -79,10 +86,23 @@ impl Recorder {
     ) -> Result<(), kube::Error> {
         let now = Timestamp::now();
         let key = Key::of(event, regarding);
-        let repeat = {
+        let (key, repeat) = {
             let mut published = self.published();
             published.retain(|_, p| p.last + SERIES_TTL > now);
-            published.get(&key).cloned()
+            match published.get(&key) {
+                Some(series) => (key, Some(series.clone())),
+                None => {
+                    let similar = published.iter().filter(|(other, _)| other.is_like(&key));
+                    let similar: Vec<_> = similar.collect();
+                    let last = similar.iter().max_by_key(|(_, series)| series.last);
+                    match last {
+                        Some((last, series)) if similar.len() >= MAX_NOTES => {
+                            ((*last).clone(), Some((*series).clone()))
+                        }
+                        _ => (key, None),
+                    }
+                }
+            }
         };
         if let Some(mut series) = repeat {
             series.count += 1;
@@ -152,6 +172,15 @@ impl Recorder {
 }
 
 impl Key {
+    /// Whether `other` is the same kind of Event about the same object, whatever its note.
+    fn is_like(&self, other: &Key) -> bool {
+        let without_note = |key: &Key| Key {
+            note: None,
+            ..key.clone()
+        };
+        without_note(self) == without_note(other)
+    }
+
     fn of(event: &Event, regarding: &ObjectReference) -> Self {
         let related = event.secondary.as_ref();
         Self {
@@ -214,10 +243,53 @@ pub(crate) fn shorten_note(note: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
     use crate::testing::{Method, mock_client};
 
     const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
+
+    /// Past MAX_NOTES different notes, new ones join the last Event's series.
+    #[tokio::test]
+    async fn notes_that_keep_changing_end_in_one_series() {
+        let (client, mut server) = mock_client();
+        let recorder = Recorder::new(client, "test-operator".into());
+        let regarding = ObjectReference {
+            name: Some("w".into()),
+            namespace: Some("default".into()),
+            ..ObjectReference::default()
+        };
+        let server = tokio::spawn(async move {
+            let mut last = Value::Null;
+            for _ in 0..MAX_NOTES {
+                last = server.echo(Method::POST, EVENTS).await;
+            }
+            let name = last["metadata"]["name"]
+                .as_str()
+                .expect("a name")
+                .to_owned();
+            let folded = server
+                .expect(
+                    Method::PATCH,
+                    &format!("{EVENTS}/{name}"),
+                    200,
+                    last.clone(),
+                )
+                .await;
+            assert_eq!(folded["series"]["count"], 2);
+        });
+        for request in 0..=MAX_NOTES {
+            let event = failure("Failed", format!("request {request} failed"));
+            recorder
+                .publish(&event, &regarding)
+                .await
+                .expect("published");
+            // Distinct Event names: they are made of the time in nanoseconds.
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        server.await.expect("the API server's script");
+    }
 
     /// A repeat is counted in the first Event's series; a changed note is a new Event.
     #[tokio::test]

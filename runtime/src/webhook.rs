@@ -329,19 +329,16 @@ fn default_request<D: Defaulter>(
     };
     let result = (|| {
         let mut obj: D::Resource = typed(object)?;
-        // The API server applies the patch to the object it sent, which lacks what the type
-        // serializes on its own (a `#[serde(default)]` field, an empty list). So the change the
-        // defaulter made is taken between two serializations of the typed object (fields the
-        // type does not know, or writes differently, are left alone), made to the object sent,
-        // and the patch is the difference between that and the object sent.
+        // The API server applies the patch to the object it sent, which may lack what the type
+        // writes on its own (a `#[serde(default)]` field, an empty list), and have fields the
+        // type does not know. So the change the defaulter made is taken between two
+        // serializations of the typed object, made to the object sent, and the patch is the
+        // difference between that and the object sent.
         let before = serde_json::to_value(&obj).map_err(|e| e.to_string())?;
         let defaulted = call("defaulter", || D::default(&mut obj))?;
         let after = serde_json::to_value(&obj).map_err(|e| e.to_string())?;
         Ok::<_, String>(defaulted.map(|()| {
-            let mut changed = sent.clone();
-            if let Some(changes) = changes(&before, &after) {
-                json_patch::merge(&mut changed, &changes);
-            }
+            let changed = with_changes(sent, &after, json_patch::diff(&before, &after));
             json_patch::diff(sent, &changed)
         }))
     })();
@@ -356,35 +353,36 @@ fn default_request<D: Defaulter>(
     }
 }
 
-/// What changed from `before` to `after`, as a JSON merge patch (RFC 7386): the fields set or
-/// changed, `null` for those removed, nested objects compared field by field; `None` if
-/// nothing changed.
-fn changes(before: &Value, after: &Value) -> Option<Value> {
-    match (before, after) {
-        (Value::Object(before), Value::Object(after)) => {
-            let mut patch = serde_json::Map::new();
-            for (key, old) in before {
-                match after.get(key) {
-                    None => {
-                        patch.insert(key.clone(), Value::Null);
-                    }
-                    Some(new) => {
-                        if let Some(change) = changes(old, new) {
-                            patch.insert(key.clone(), change);
-                        }
-                    }
-                }
-            }
-            for (key, new) in after {
-                if !before.contains_key(key) {
-                    patch.insert(key.clone(), new.clone());
-                }
-            }
-            (!patch.is_empty()).then_some(Value::Object(patch))
+/// `sent` with the changes of `patch`, a patch between two serializations of a typed object, the
+/// second `after`: each operation as it is where `sent` has the path's parent, else the first
+/// part of the path that `sent` lacks, taken whole from `after`. What the type does not know is
+/// kept, but where the object sent had nothing.
+fn with_changes(sent: &Value, after: &Value, patch: json_patch::Patch) -> Value {
+    let mut changed = sent.clone();
+    for operation in patch.0 {
+        // An operation that applies as it is (one that fails changes nothing).
+        if json_patch::patch(&mut changed, std::slice::from_ref(&operation)).is_ok() {
+            continue;
         }
-        _ if before == after => None,
-        _ => Some(after.clone()),
+        let path = match &operation {
+            json_patch::PatchOperation::Add(add) => &add.path,
+            json_patch::PatchOperation::Replace(replace) => &replace.path,
+            // Nothing to remove where the object sent has nothing.
+            _ => continue,
+        };
+        let mut missing: &json_patch::jsonptr::Pointer = path;
+        while let Some(parent) = missing.parent() {
+            if changed.pointer(parent.as_str()).is_some() {
+                break;
+            }
+            missing = parent;
+        }
+        if let Some(value) = after.pointer(missing.as_str()) {
+            // Cannot fail: the parent is there.
+            let _ = missing.assign(&mut changed, value.clone());
+        }
     }
+    changed
 }
 
 fn validate_request<V: Validator>(
@@ -826,13 +824,23 @@ mod tests {
         assert_eq!(patched["spec"], json!({"limits": {"max": 5}}));
     }
 
+    /// What the type does not know survives a change next to it, in a list's item too.
     #[test]
-    fn changes_are_a_merge_patch_of_what_differs() {
-        let before = json!({"a": 1, "b": {"c": 2, "d": 3}, "e": [1], "gone": true});
-        let after = json!({"a": 1, "b": {"c": 2, "d": 4}, "e": [1, 2], "new": "x"});
-        let expected = json!({"b": {"d": 4}, "e": [1, 2], "gone": null, "new": "x"});
-        assert_eq!(changes(&before, &after), Some(expected));
-        assert_eq!(changes(&before, &before), None);
+    fn fields_the_type_does_not_know_are_kept() {
+        let sent = json!({
+            "spec": {"items": [{"name": "a", "unknown": 1}], "other": {"unknown": true}},
+        });
+        let before = json!({"spec": {"items": [{"name": "a"}], "limits": {"max": 0}}});
+        let after = json!({"spec": {"items": [{"name": "a", "env": "x"}], "limits": {"max": 5}}});
+        let changed = with_changes(&sent, &after, json_patch::diff(&before, &after));
+        assert_eq!(
+            changed,
+            json!({"spec": {
+                "items": [{"name": "a", "unknown": 1, "env": "x"}],
+                "other": {"unknown": true},
+                "limits": {"max": 5},
+            }})
+        );
     }
 
     #[tokio::test]

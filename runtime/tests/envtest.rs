@@ -456,7 +456,7 @@ async fn a_controller_gets_only_what_its_rules_grant() {
         .await;
     assert!(note.contains("forbidden"), "{note}");
     assert!(
-        note.contains("system:serviceaccount:default:controller-manager"),
+        note.contains("system:serviceaccount:rbuilder-envtest-system:controller-manager"),
         "{note}"
     );
     let widget = fetch(&widgets, "unmeasured").await.expect("the widget");

@@ -20,7 +20,8 @@ impl Assets {
     /// folder `KUBEBUILDER_ASSETS` names (else /usr/local/kubebuilder/bin). A missing binary is
     /// an error that says how to get it.
     pub(crate) fn find() -> anyhow::Result<Self> {
-        Self::find_with(|variable| std::env::var_os(variable))
+        // An empty variable counts as unset, as in envtest.
+        Self::find_with(|variable| std::env::var_os(variable).filter(|value| !value.is_empty()))
     }
 
     /// [`find`](Self::find), with the environment variables `env` gives.
@@ -36,8 +37,20 @@ impl Assets {
             };
             path.is_file().then_some(path)
         };
-        let etcd = find("TEST_ASSET_ETCD", "etcd");
-        let kube_apiserver = find("TEST_ASSET_KUBE_APISERVER", "kube-apiserver");
+        let mut missing = Vec::new();
+        let mut find_or_note = |variable: &str, binary: &str| {
+            let found = find(variable, binary);
+            if found.is_none() {
+                missing.push(match env(variable) {
+                    // Named by its variable, which is what is wrong.
+                    Some(path) => format!("{variable}={}", PathBuf::from(path).display()),
+                    None => binary.to_owned(),
+                });
+            }
+            found
+        };
+        let etcd = find_or_note("TEST_ASSET_ETCD", "etcd");
+        let kube_apiserver = find_or_note("TEST_ASSET_KUBE_APISERVER", "kube-apiserver");
         match (etcd, kube_apiserver) {
             (Some(etcd), Some(kube_apiserver)) => Ok(Self {
                 etcd,
@@ -49,10 +62,11 @@ impl Assets {
                     None => format!("{DEFAULT_DIR} (KUBEBUILDER_ASSETS is not set)"),
                 };
                 bail!(
-                    "the integration tests need kube-apiserver and etcd, and {looked} has \
-                     not both: run `make test`, which downloads them into bin/ (`make \
+                    "the integration tests need kube-apiserver and etcd, and {} is missing (looked \
+                     in {looked}): run `make test`, which downloads them into bin/ (`make \
                      setup-envtest`) and runs the tests with them, or set KUBEBUILDER_ASSETS \
-                     to a folder that holds them"
+                     to a folder that holds them",
+                    missing.join(" and ")
                 )
             }
         }
@@ -111,5 +125,21 @@ mod tests {
         );
         assert!(message.contains("run `make test`"), "{message}");
         assert!(message.contains("set KUBEBUILDER_ASSETS"), "{message}");
+    }
+
+    #[test]
+    fn a_binary_named_by_its_variable_is_blamed_by_it() {
+        let assets = Folder::with("rbuilder-assets-blamed", &["etcd", "kube-apiserver"]);
+        let env = |variable: &str| match variable {
+            "KUBEBUILDER_ASSETS" => Some(assets.0.clone().into_os_string()),
+            "TEST_ASSET_ETCD" => Some("/no/such/etcd".into()),
+            _ => None,
+        };
+        let error = Assets::find_with(env).expect_err("etcd is missing");
+        let message = error.to_string();
+        assert!(
+            message.contains("TEST_ASSET_ETCD=/no/such/etcd is missing"),
+            "{message}"
+        );
     }
 }

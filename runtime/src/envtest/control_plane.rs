@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::hash::{BuildHasher, RandomState};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
@@ -23,7 +23,8 @@ use rustls::{ClientConfig, RootCertStore};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::time::{Instant, sleep};
+use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::time::{Instant, sleep, timeout_at};
 use tokio_rustls::TlsConnector;
 
 use super::assets::Assets;
@@ -45,16 +46,27 @@ const START_ATTEMPTS: u32 = 3;
 /// The user of the admin client certificate.
 const ADMIN: &str = "rbuilder-envtest-admin";
 
+/// How many control planes run at once in a test process: tests run on every core by default,
+/// and each control plane takes about 300 MB and most of a core while it starts.
+fn concurrent_control_planes() -> &'static Semaphore {
+    static PERMITS: OnceLock<Semaphore> = OnceLock::new();
+    PERMITS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+        Semaphore::new(cores.clamp(1, 4))
+    })
+}
+
 /// etcd and kube-apiserver, running until dropped; dropping stops both and deletes their
 /// folder, also when a test panics.
 pub struct ControlPlane {
-    // Fields drop in this order: the API server before etcd, the folder last.
+    // Fields drop in this order: the API server before etcd, the folder, then the permit.
     apiserver: Process,
     etcd: Process,
     kubeconfig: Kubeconfig,
     server: String,
     ca: Ca,
     dir: Folder,
+    _permit: SemaphorePermit<'static>,
 }
 
 impl ControlPlane {
@@ -64,7 +76,8 @@ impl ControlPlane {
         let assets = Assets::find()?;
         let mut attempt = 1;
         loop {
-            match Self::start_once(&assets).await {
+            let permit = concurrent_control_planes().acquire().await?;
+            match Self::start_once(&assets, permit).await {
                 Err(Start::PortTaken(_)) if attempt < START_ATTEMPTS => attempt += 1,
                 Err(Start::PortTaken(error) | Start::Failed(error)) => return Err(error),
                 Ok(plane) => return Ok(plane),
@@ -72,7 +85,7 @@ impl ControlPlane {
         }
     }
 
-    async fn start_once(assets: &Assets) -> Result<Self, Start> {
+    async fn start_once(assets: &Assets, permit: SemaphorePermit<'static>) -> Result<Self, Start> {
         let dir = Folder::new().map_err(Start::Failed)?;
         let ca = Ca::new().map_err(|e| Start::Failed(e.into()))?;
         let files = Files::write(&dir.0, &ca).map_err(Start::Failed)?;
@@ -87,14 +100,15 @@ impl ControlPlane {
             "--unsafe-no-fsync=true".to_owned(),
         ];
         let log = dir.0.join("etcd.log");
-        let mut etcd = Process::spawn("etcd", &assets.etcd, &etcd_args, log)?;
+        let etcd = Process::spawn("etcd", &assets.etcd, &etcd_args, log)?;
         let deadline = Instant::now() + START_TIMEOUT;
         let health = SocketAddr::from(([127, 0, 0, 1], etcd_port));
         loop {
-            if matches!(http_get(health, "/health").await, Ok(body) if body.contains("true")) {
+            let checked = timeout_at(deadline, http_get(health, "/health")).await;
+            if matches!(checked, Ok(Ok(body)) if body.contains("true")) {
                 break;
             }
-            check_running(&mut etcd, deadline, "etcd to answer /health")?;
+            check_running(&etcd, deadline, "etcd to answer /health")?;
             sleep(POLL_INTERVAL).await;
         }
 
@@ -125,7 +139,7 @@ impl ControlPlane {
             ),
         ];
         let log = dir.0.join("kube-apiserver.log");
-        let mut apiserver = Process::spawn(
+        let apiserver = Process::spawn(
             "kube-apiserver",
             &assets.kube_apiserver,
             &apiserver_args,
@@ -141,17 +155,21 @@ impl ControlPlane {
         let namespaces: Api<Namespace> = Api::all(client.clone());
         let address = SocketAddr::from(([127, 0, 0, 1], api_port));
         loop {
-            let last = match readyz(address, &ca.cert).await {
-                Ok(()) => match namespaces.get_opt("default").await {
-                    Ok(Some(_)) => break,
-                    Ok(None) => "no default namespace yet".to_owned(),
-                    Err(error) => error_chain(&error),
+            // Each request within the deadline too: a server that accepts and never answers
+            // must not hold the start for ever.
+            let ready = timeout_at(deadline, readyz(address, &ca.cert)).await;
+            let last = match ready.unwrap_or_else(|_| Err("no answer".to_owned())) {
+                Ok(()) => match timeout_at(deadline, namespaces.get_opt("default")).await {
+                    Ok(Ok(Some(_))) => break,
+                    Ok(Ok(None)) => "no default namespace yet".to_owned(),
+                    Ok(Err(error)) => error_chain(&error),
+                    Err(_) => "no answer".to_owned(),
                 },
                 Err(error) => error,
             };
             let what = format!("kube-apiserver to be ready (last: {last})");
-            check_running(&mut apiserver, deadline, &what)?;
-            check_running(&mut etcd, deadline, &what)?;
+            check_running(&apiserver, deadline, &what)?;
+            check_running(&etcd, deadline, &what)?;
             sleep(POLL_INTERVAL).await;
         }
         Ok(Self {
@@ -161,6 +179,7 @@ impl ControlPlane {
             server,
             ca,
             dir,
+            _permit: permit,
         })
     }
 
@@ -200,8 +219,8 @@ impl ControlPlane {
     }
 
     /// Fails with the end of the logs if etcd or the API server stopped.
-    pub fn check_running(&mut self) -> anyhow::Result<()> {
-        for process in [&mut self.etcd, &mut self.apiserver] {
+    pub fn check_running(&self) -> anyhow::Result<()> {
+        for process in [&self.etcd, &self.apiserver] {
             if let Some(status) = process.exited() {
                 bail!(
                     "the control plane stopped ({status}); {}",
@@ -226,7 +245,7 @@ impl From<anyhow::Error> for Start {
 }
 
 /// Fails if `process` exited, or `deadline` passed while waiting for `what`.
-fn check_running(process: &mut Process, deadline: Instant, what: &str) -> Result<(), Start> {
+fn check_running(process: &Process, deadline: Instant, what: &str) -> Result<(), Start> {
     if let Some(status) = process.exited() {
         let log = process.log_tail();
         let error = anyhow!("the control plane did not start ({status}); {log}");

@@ -41,7 +41,7 @@ use serde_json::json;
 use tokio::time::{Instant, sleep, timeout_at};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use crate::e2e::{fetch, gone, step};
+pub use crate::e2e::{fetch, gone};
 pub use control_plane::ControlPlane;
 
 use crate::context::Scope;
@@ -55,16 +55,36 @@ const WAIT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often a condition is checked while waiting.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
-/// The namespace the test's objects go to, and the manager's namespace as far as the manifests
-/// are concerned (the one a namespaced operator watches, and its webhooks look at).
+/// The namespace the test's objects go to (`Environment::api`), and the one an operator scoped
+/// to its namespace watches.
 pub const NAMESPACE: &str = "default";
 
-/// The ServiceAccount the controllers run as, in [`NAMESPACE`], as `config/manager` deploys
-/// them (before kustomize's name prefix).
+/// The manager's namespace for an operator of the whole cluster: one of its own, as in a
+/// cluster, so that the webhooks that leave out the manager's namespace see the tests' objects.
+/// (It need not exist: selectors and RBAC only name it.)
+const CLUSTER_MANAGER_NAMESPACE: &str = "rbuilder-envtest-system";
+
+/// The ServiceAccount the controllers run as, in the manager's namespace, as `config/manager`
+/// deploys them (before kustomize's name prefix).
 const MANAGER_SERVICE_ACCOUNT: &str = "controller-manager";
 
-/// The field manager of what a test applies.
-const TEST_FIELD_MANAGER: &str = "rbuilder-envtest";
+/// The field manager of what the environment installs and a test applies.
+const FIELD_MANAGER: &str = "rbuilder-envtest";
+
+/// Prints the step a test is at: with `--nocapture` it shows the progress, and it is part of
+/// the output of a failed test.
+pub fn step(what: impl std::fmt::Display) {
+    println!("envtest: {what}");
+}
+
+/// The manager's namespace: for an operator scoped to its namespace, the one it watches,
+/// [`NAMESPACE`]; else one of its own.
+fn manager_namespace(operator: &Operator) -> &'static str {
+    match operator.scope {
+        WatchScope::Cluster => CLUSTER_MANAGER_NAMESPACE,
+        WatchScope::Namespace => NAMESPACE,
+    }
+}
 
 /// A control plane with an operator's CRDs, webhooks and role installed. Dropping it stops
 /// everything it started.
@@ -112,7 +132,8 @@ impl Environment {
         let base_url = webhooks.as_ref().map(WebhookServer::base_url);
         webhooks::install_crds(&client, operator, base_url.as_deref(), &ca).await?;
         if let (Some(server), Some(base_url)) = (&webhooks, &base_url) {
-            webhooks::install_configurations(&client, operator, base_url, &ca, NAMESPACE).await?;
+            let namespace = manager_namespace(operator);
+            webhooks::install_configurations(&client, operator, base_url, &ca, namespace).await?;
             if !manifests::webhook_configurations(operator)?.is_empty() {
                 webhooks::wait_until_called(&client, server, &ca).await?;
             }
@@ -164,10 +185,11 @@ impl Environment {
     /// manager's ServiceAccount, with only the role `make manifests` grants it, watching every
     /// namespace (a namespaced operator: [`NAMESPACE`]).
     pub async fn run(&self, controller: &'static Registration) {
-        let user = format!("system:serviceaccount:{NAMESPACE}:{MANAGER_SERVICE_ACCOUNT}");
+        let namespace = manager_namespace(self.operator);
+        let user = format!("system:serviceaccount:{namespace}:{MANAGER_SERVICE_ACCOUNT}");
         let groups = [
             "system:serviceaccounts",
-            &format!("system:serviceaccounts:{NAMESPACE}"),
+            &format!("system:serviceaccounts:{namespace}"),
             "system:authenticated",
         ];
         let client = self
@@ -223,12 +245,15 @@ impl Environment {
         }
     }
 
-    /// Panics if a controller stopped while waiting for `what`.
+    /// Panics if a controller or the control plane stopped while waiting for `what`.
     fn check_running(&self, what: &str) {
         let stopped = self.controllers.stopped.lock();
         let stopped = stopped.unwrap_or_else(PoisonError::into_inner);
         if let Some((name, why)) = stopped.first() {
             panic!("the controller {name} stopped while waiting for {what}: {why}");
+        }
+        if let Err(error) = self.plane.check_running() {
+            panic!("{error:#}, while waiting for {what}");
         }
     }
 
@@ -250,7 +275,7 @@ impl Environment {
         K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
     {
         let name = obj.meta().name.as_deref().unwrap_or_default();
-        let params = PatchParams::apply(TEST_FIELD_MANAGER).force();
+        let params = PatchParams::apply(FIELD_MANAGER).force();
         api.patch(name, &params, &Patch::Apply(obj)).await
     }
 }
@@ -273,50 +298,45 @@ async fn grant_manager_role(client: &Client, operator: &Operator) -> anyhow::Res
 }
 
 async fn bind_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
-    let rules = rbac::merged(operator.controllers);
-    let subject = json!([{
-        "kind": "ServiceAccount",
-        "name": MANAGER_SERVICE_ACCOUNT,
-        "namespace": NAMESPACE,
-    }]);
-    let params = PatchParams::apply(TEST_FIELD_MANAGER).force();
-    let name = "manager-role";
-    match operator.scope {
-        WatchScope::Cluster => {
-            let role: ClusterRole = serde_json::from_value(json!({
-                "metadata": {"name": name}, "rules": rules,
-            }))?;
-            let binding: ClusterRoleBinding = serde_json::from_value(json!({
-                "metadata": {"name": "manager-rolebinding"},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-                "subjects": subject,
-            }))?;
-            let roles: Api<ClusterRole> = Api::all(client.clone());
-            roles.patch(name, &params, &Patch::Apply(&role)).await?;
-            let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
-            let binding_name = "manager-rolebinding";
-            bindings
-                .patch(binding_name, &params, &Patch::Apply(&binding))
-                .await?;
+    let (role, binding) = ("manager-role", "manager-rolebinding");
+    let (kind, namespace) = match operator.scope {
+        WatchScope::Cluster => ("ClusterRole", None),
+        WatchScope::Namespace => ("Role", Some(NAMESPACE)),
+    };
+    let metadata = |name: &str| json!({"name": name, "namespace": namespace});
+    let role_object =
+        json!({"metadata": metadata(role), "rules": rbac::merged(operator.controllers)});
+    let binding_object = json!({
+        "metadata": metadata(binding),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+        "subjects": [{
+            "kind": "ServiceAccount",
+            "name": MANAGER_SERVICE_ACCOUNT,
+            "namespace": manager_namespace(operator),
+        }],
+    });
+    match namespace {
+        None => {
+            apply::<ClusterRole>(Api::all(client.clone()), role, role_object).await?;
+            apply::<ClusterRoleBinding>(Api::all(client.clone()), binding, binding_object).await
         }
-        WatchScope::Namespace => {
-            let role: Role = serde_json::from_value(json!({
-                "metadata": {"name": name, "namespace": NAMESPACE}, "rules": rules,
-            }))?;
-            let binding: RoleBinding = serde_json::from_value(json!({
-                "metadata": {"name": "manager-rolebinding", "namespace": NAMESPACE},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-                "subjects": subject,
-            }))?;
-            let roles: Api<Role> = Api::namespaced(client.clone(), NAMESPACE);
-            roles.patch(name, &params, &Patch::Apply(&role)).await?;
-            let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), NAMESPACE);
-            let binding_name = "manager-rolebinding";
-            bindings
-                .patch(binding_name, &params, &Patch::Apply(&binding))
-                .await?;
+        Some(namespace) => {
+            let roles = Api::namespaced(client.clone(), namespace);
+            apply::<Role>(roles, role, role_object).await?;
+            let bindings = Api::namespaced(client.clone(), namespace);
+            apply::<RoleBinding>(bindings, binding, binding_object).await
         }
     }
+}
+
+/// Server-side applies `object` as `name`, as the environment.
+async fn apply<K>(api: Api<K>, name: &str, object: serde_json::Value) -> anyhow::Result<()>
+where
+    K: Resource + Clone + Debug + Serialize + DeserializeOwned,
+{
+    let object: K = serde_json::from_value(object)?;
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    api.patch(name, &params, &Patch::Apply(&object)).await?;
     Ok(())
 }
 

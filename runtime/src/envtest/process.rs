@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use anyhow::Context as _;
 
@@ -12,7 +13,8 @@ const LOG_TAIL_BYTES: u64 = 4096;
 
 pub(crate) struct Process {
     name: &'static str,
-    child: Child,
+    /// Behind a lock so that a check that it still runs (`&self`) can reap it.
+    child: Mutex<Child>,
     log: PathBuf,
 }
 
@@ -33,12 +35,21 @@ impl Process {
             .stderr(err)
             .spawn()
             .with_context(|| format!("cannot start {}", program.display()))?;
-        Ok(Self { name, child, log })
+        Ok(Self {
+            name,
+            child: Mutex::new(child),
+            log,
+        })
+    }
+
+    fn child(&self) -> MutexGuard<'_, Child> {
+        // Only a handle: a panic while it was held leaves it usable.
+        self.child.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Its exit status, if it has exited.
-    pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().ok().flatten()
+    pub(crate) fn exited(&self) -> Option<ExitStatus> {
+        self.child().try_wait().ok().flatten()
     }
 
     /// The end of its log, to show why it failed.
@@ -63,7 +74,8 @@ impl Drop for Process {
     /// Kills it (SIGKILL: its data is thrown away with the folder) and waits for it, so that
     /// nothing outlives the test, a failed one included.
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut child = self.child();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }

@@ -37,12 +37,10 @@ use tokio::time::{Instant, sleep, timeout};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::control_plane::ControlPlane;
+use super::{FIELD_MANAGER, NAMESPACE};
 use crate::manifests::{self, SERVICE};
 use crate::tls::{self, CertReloader, TlsListener};
 use crate::{Operator, serve, webhook};
-
-/// The field manager of what the environment installs.
-const FIELD_MANAGER: &str = "rbuilder-envtest";
 
 /// How long the API server may take to serve a new CRD, or to call a new webhook.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -271,7 +269,7 @@ pub(crate) async fn wait_until_called(
     apply(&mutating, &probe_mutating).await?;
     apply(&validating, &probe_validating).await?;
 
-    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
     let probe: ConfigMap = serde_json::from_value(json!({
         "metadata": {"name": name, "labels": {PROBE_LABEL: "true"}},
     }))?;

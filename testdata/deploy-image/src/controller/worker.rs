@@ -69,7 +69,8 @@ impl Reconciler for WorkerReconciler {
         // owns every field set here, and a field this code stops setting is removed.
         let params = match &existing {
             // Not forced: a Deployment of that name that someone else created meanwhile makes
-            // it fail on the fields they set (409) instead of being taken over.
+            // it fail on each field they set to another value (409) instead of being taken
+            // over.
             None => PatchParams::apply(ctx.field_manager()),
             Some(existing)
                 if is_controlled_by(existing, &obj)

@@ -3,8 +3,9 @@
 // SPDX-License-Identifier: MIT
 
 //! The integration tests of the webhooks of `DemoMicroService` v1: the API server calls them
-//! (see `main.rs`). The custom resource type is referred to as `v1::DemoMicroService`, so that
-//! no kind name can clash with the names used here.
+//! (see `main.rs`). They check what the scaffolded webhooks do: change them with the webhooks.
+//! The custom resource type is referred to as `v1::DemoMicroService`, so that no kind name can
+//! clash with the names used here.
 
 use kube::{Api, ResourceExt};
 use rbuilder_runtime::envtest::{Environment, from_yaml, step};

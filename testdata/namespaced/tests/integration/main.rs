@@ -6,7 +6,8 @@
 //! kube-controller-manager, scheduler or kubelet: no garbage collection, and no Pod runs.
 //!
 //! `make test` runs them with the kube-apiserver and etcd that `make setup-envtest` downloads
-//! into `bin/`; a plain `cargo test` needs KUBEBUILDER_ASSETS set to a folder holding them.
+//! into `bin/`; a plain `cargo test` finds them through KUBEBUILDER_ASSETS (else in
+//! /usr/local/kubebuilder/bin), and without them each test fails saying how to get them.
 
 // One module per kind, and per kind's webhooks, in tests/integration/<name>.rs.
 mod guestbook;

@@ -294,6 +294,8 @@ async fn unset_replicas_are_released_at_their_count() {
             .await;
         let released = server.echo(Method::PATCH, DEPLOYMENT).await;
         assert_eq!(released["spec"], json!({"replicas": 2}));
+        // That very Deployment: no apply may create one in its place.
+        assert_eq!(released["metadata"]["uid"], "d-1");
         let applied = server
             .expect(Method::PATCH, DEPLOYMENT, 200, existing)
             .await;

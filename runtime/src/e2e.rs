@@ -38,8 +38,10 @@ use kube::{Api, Client, Config, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use tokio::time::{Instant, sleep, timeout, timeout_at};
+use tokio::time::{Instant, sleep, timeout};
 
+use crate::checks;
+pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
 use crate::error_chain;
 
 /// The project under test, as its e2e tests describe it with cargo's variables:
@@ -271,22 +273,10 @@ impl TestEnv {
     pub async fn wait_for<T>(
         &self,
         what: &str,
-        mut probe: impl AsyncFnMut() -> Result<T, String>,
+        probe: impl AsyncFnMut() -> Result<T, String>,
     ) -> T {
-        let deadline = Instant::now() + WAIT_TIMEOUT;
-        loop {
-            self.manager().assert_running(what);
-            // A request that hangs counts against the deadline too.
-            let last = match timeout_at(deadline, probe()).await {
-                Ok(Ok(value)) => return value,
-                Ok(Err(last)) => last,
-                Err(_) => "no answer".to_owned(),
-            };
-            if Instant::now() >= deadline {
-                panic!("timed out after {WAIT_TIMEOUT:?} waiting for {what}; last seen: {last}");
-            }
-            sleep(POLL_INTERVAL).await;
-        }
+        let check = |what: &str| self.manager().assert_running(what);
+        checks::poll(what, WAIT_TIMEOUT, POLL_INTERVAL, check, probe).await
     }
 }
 
@@ -542,37 +532,9 @@ impl TestEnv {
     }
 }
 
-/// The object `name`, or what was seen instead.
-pub async fn fetch<K>(api: &Api<K>, name: &str) -> Result<K, String>
-where
-    K: Resource + Clone + Debug + DeserializeOwned,
-{
-    match api.get_opt(name).await {
-        Ok(Some(obj)) => Ok(obj),
-        Ok(None) => Err("not found".to_owned()),
-        Err(error) => Err(format!("cannot get it: {error}")),
-    }
-}
-
-/// Succeeds once the object `name` no longer exists.
-pub async fn gone<K>(api: &Api<K>, name: &str) -> Result<(), String>
-where
-    K: Resource + Clone + Debug + DeserializeOwned,
-{
-    match api.get_opt(name).await {
-        Ok(None) => Ok(()),
-        Ok(Some(obj)) => Err(format!(
-            "still there, deletionTimestamp {:?}, finalizers {:?}",
-            obj.meta().deletion_timestamp,
-            obj.finalizers()
-        )),
-        Err(error) => Err(format!("cannot get it: {error}")),
-    }
-}
-
 /// A local address that was free a moment ago. (Another process could take it before the
 /// manager binds it: unlikely enough for a test.)
-fn free_local_address() -> SocketAddr {
+pub(crate) fn free_local_address() -> SocketAddr {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free local port")

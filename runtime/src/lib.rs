@@ -15,6 +15,8 @@
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
+#[cfg(feature = "testing")]
+mod checks;
 mod client_metrics;
 pub mod conditions;
 pub mod context;

@@ -616,10 +616,7 @@ mod shutdown_tests {
         let pem = plane.ca().server("manager").expect("a certificate");
         std::fs::write(certs.join("tls.crt"), pem.cert).expect("write tls.crt");
         std::fs::write(certs.join("tls.key"), pem.key).expect("write tls.key");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::e2e::free_local_address().port();
         let base_url = format!("https://127.0.0.1:{port}");
         let ca = plane.ca().cert.clone();
         webhooks::install_crds(&client, &OPERATOR, Some(&base_url), &ca)

@@ -38,12 +38,12 @@ use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use tokio::time::{Instant, sleep, timeout_at};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use crate::e2e::{fetch, gone};
+pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
 pub use control_plane::ControlPlane;
 
+use crate::checks;
 use crate::context::Scope;
 use crate::manifests;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
@@ -227,22 +227,10 @@ impl Environment {
     pub async fn wait_for<T>(
         &self,
         what: &str,
-        mut probe: impl AsyncFnMut() -> Result<T, String>,
+        probe: impl AsyncFnMut() -> Result<T, String>,
     ) -> T {
-        let deadline = Instant::now() + WAIT_TIMEOUT;
-        loop {
-            self.check_running(what);
-            // A request that hangs counts against the deadline too.
-            let last = match timeout_at(deadline, probe()).await {
-                Ok(Ok(value)) => return value,
-                Ok(Err(last)) => last,
-                Err(_) => "no answer".to_owned(),
-            };
-            if Instant::now() >= deadline {
-                panic!("timed out after {WAIT_TIMEOUT:?} waiting for {what}; last seen: {last}");
-            }
-            sleep(POLL_INTERVAL).await;
-        }
+        let check = |what: &str| self.check_running(what);
+        checks::poll(what, WAIT_TIMEOUT, POLL_INTERVAL, check, probe).await
     }
 
     /// Panics if a controller or the control plane stopped while waiting for `what`.

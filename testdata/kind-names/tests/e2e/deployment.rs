@@ -15,13 +15,12 @@
 //! The tests of the `Deployment` kind. The custom resource type is referred to as
 //! `v1::Deployment`, so that no kind name can clash with the names used here.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::DeleteParams;
 use kube::{Api, ResourceExt};
 
 use kind_names::api::v1;
 
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, step};
+use rbuilder_runtime::e2e::{TestEnv, fetch, gone, is_ready, step};
 
 use crate::PROJECT;
 
@@ -79,19 +78,4 @@ async fn is_reconciled_and_deleted() {
         .unwrap_or_else(|error| panic!("cannot delete {name}: {error}"));
     let what = format!("{name} to be deleted (its finalizer removed)");
     env.wait_for(&what, async || gone(&api, &name).await).await;
-}
-
-/// Succeeds if `conditions` say Ready=True, observed at `generation`.
-fn is_ready(conditions: &[Condition], generation: Option<i64>) -> Result<(), String> {
-    let ready = conditions
-        .iter()
-        .find(|condition| condition.type_ == "Ready");
-    match ready {
-        Some(ready) if ready.status == "True" && ready.observed_generation == generation => Ok(()),
-        Some(ready) => Err(format!(
-            "Ready is {} ({}: {}) at generation {:?}, not {generation:?}",
-            ready.status, ready.reason, ready.message, ready.observed_generation
-        )),
-        None => Err(format!("no Ready condition in {conditions:?}")),
-    }
 }

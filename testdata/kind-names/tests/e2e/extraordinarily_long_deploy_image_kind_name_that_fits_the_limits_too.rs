@@ -17,11 +17,11 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::DeleteParams;
-use kube::{Api, Resource, ResourceExt};
+use kube::{Api, ResourceExt};
 
 use kind_names::api::v1beta1;
 
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, step};
+use rbuilder_runtime::e2e::{TestEnv, fetch, gone, images, is_controlled_by, step};
 
 use crate::PROJECT;
 
@@ -100,34 +100,11 @@ async fn wait_for_image(
     env.wait_for(&what, async || {
         let deployment = fetch(deployments, &name).await?;
         is_controlled_by(&deployment, owner)?;
-        let images = images(&deployment);
-        if !images.contains(&image) {
-            return Err(format!("its containers run {images:?}"));
+        let running = images(&deployment);
+        if !running.contains(&image) {
+            return Err(format!("its containers run {running:?}"));
         }
         Ok(deployment)
     })
     .await
-}
-
-/// The images of the containers of `deployment`'s pods.
-fn images(deployment: &Deployment) -> Vec<&str> {
-    let pod = deployment.spec.template.spec.as_ref();
-    pod.into_iter()
-        .flat_map(|pod| &pod.containers)
-        .filter_map(|container| container.image.as_deref())
-        .collect()
-}
-
-/// Succeeds if `obj` has a controller owner reference to `owner`, as set by
-/// `controller_owner_ref`.
-fn is_controlled_by(obj: &impl Resource, owner: &impl Resource) -> Result<(), String> {
-    let references = obj.owner_references();
-    let controlled = references.iter().any(|reference| {
-        reference.controller == Some(true) && owner.meta().uid.as_ref() == Some(&reference.uid)
-    });
-    if controlled {
-        Ok(())
-    } else {
-        Err(format!("owner references {references:?}"))
-    }
 }

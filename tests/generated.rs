@@ -5,13 +5,14 @@
 //! against a real kube-apiserver and etcd from scripts/envtest-assets), `cargo clippy -D warnings`,
 //! `manifests --check` and `make manifests` (no drift), `kubectl kustomize` of config/default
 //! and config/samples with `kubernetes-validate --strict`, and each sample against its CRD's
-//! schema with `check-jsonschema`; the GitHub workflows with zizmor.
+//! schema with `check-jsonschema`; the GitHub workflows with zizmor; the dev container with its
+//! schema and shellcheck.
 //!
 //! Slow (minutes), so `#[ignore]`d: a plain `cargo test` stays fast and offline, and
 //! `make test` runs these too (`cargo test -- --include-ignored`). Every tree shares one cargo
 //! target folder, `target/generated`, so the dependencies compile once. Needs cargo, make,
-//! kubectl, kubernetes-validate, check-jsonschema and zizmor on PATH (`make test` installs the
-//! last three).
+//! kubectl, kubernetes-validate, check-jsonschema, zizmor and shellcheck on PATH (`make test`
+//! installs the last four).
 
 mod common;
 
@@ -386,6 +387,98 @@ fn init_only() {
     // with cargo's "no test target named e2e".
     let e2e = run(&dir, "make", &["test-e2e"]);
     assert!(e2e.contains("no e2e tests yet"), "{e2e}");
+    check_dev_container(&dir);
+    check_docker_buildx(&dir);
+    check_lint_fix(&dir);
+}
+
+/// The dev container is valid for the devcontainer tools (the spec's schema, kept in
+/// testdata/schemas with its origin), and its setup script passes shellcheck.
+fn check_dev_container(dir: &Path) {
+    let schema = repo().join("testdata/schemas/devContainer.base.schema.json");
+    run(
+        dir,
+        "check-jsonschema",
+        &[
+            "--schemafile",
+            &schema.display().to_string(),
+            ".devcontainer/devcontainer.json",
+        ],
+    );
+    run(dir, "shellcheck", &[".devcontainer/post-create.sh"]);
+}
+
+/// `make docker-buildx` with a stand-in for docker (no container engine here) that records its
+/// arguments: the build gets every platform and pushes, a failed build fails the target, and
+/// the builder it created is removed either way.
+fn check_docker_buildx(dir: &Path) {
+    let tool = dir.join("target-fake-docker");
+    let log = dir.join("target-fake-docker.log");
+    std::fs::write(
+        &tool,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> {log}\n\
+             case \"$*\" in\n  'buildx inspect'*) exit 1 ;;\n  'buildx build'*) exit \"${{BUILD_STATUS:-0}}\" ;;\nesac\n",
+            log = log.display()
+        ),
+    )
+    .expect("write the stand-in for docker");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let container_tool = format!("CONTAINER_TOOL={}", tool.display());
+    for (status, succeeds) in [("0", true), ("1", false)] {
+        let _ = std::fs::remove_file(&log);
+        let out = Command::new("make")
+            .args([
+                "docker-buildx",
+                "IMG=registry.example/op:1",
+                &container_tool,
+            ])
+            .env("BUILD_STATUS", status)
+            .current_dir(dir)
+            .output()
+            .expect("run make");
+        assert_eq!(out.status.success(), succeeds, "{out:?}");
+        let calls = std::fs::read_to_string(&log).expect("the stand-in ran");
+        let build = calls
+            .lines()
+            .find(|l| l.starts_with("buildx build"))
+            .unwrap_or_else(|| panic!("no build in {calls}"));
+        for expected in [
+            "--push",
+            "--platform=linux/arm64,linux/amd64,linux/s390x,linux/ppc64le",
+            "--tag registry.example/op:1",
+        ] {
+            assert!(build.contains(expected), "{build} lacks {expected}");
+        }
+        assert!(
+            calls
+                .lines()
+                .last()
+                .is_some_and(|l| l.starts_with("buildx rm")),
+            "the builder is not removed: {calls}"
+        );
+    }
+    std::fs::remove_file(&tool).expect("remove the stand-in");
+    std::fs::remove_file(&log).expect("remove its log");
+}
+
+/// `make lint-fix` applies what clippy can fix by itself, and rustfmt.
+fn check_lint_fix(dir: &Path) {
+    let lib = dir.join("src/lib.rs");
+    let original = std::fs::read_to_string(&lib).expect("read src/lib.rs");
+    std::fs::write(
+        &lib,
+        format!("{original}\npub fn probe() -> u8 {{ return 1; }}\n"),
+    )
+    .expect("write src/lib.rs");
+    run(dir, "make", &["lint-fix"]);
+    let fixed = std::fs::read_to_string(&lib).expect("read src/lib.rs");
+    assert!(
+        fixed.ends_with("\npub fn probe() -> u8 {\n    1\n}\n"),
+        "clippy's fix or rustfmt was not applied:\n{fixed}"
+    );
+    std::fs::write(&lib, original).expect("restore src/lib.rs");
 }
 
 /// The tutorial's project, in place: it is checked in with its Cargo.lock, as a user has it.

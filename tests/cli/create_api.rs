@@ -2,7 +2,9 @@
 
 use std::fs;
 
-use crate::common::{assert_rejected, initialized, project_dir, rbuilder, snapshot};
+use crate::common::{
+    assert_rejected, assert_same_tree, initialized, project_dir, rbuilder, snapshot,
+};
 use crate::{DEMO, read};
 use predicates::str::contains;
 
@@ -329,6 +331,18 @@ fn a_controller_for_a_built_in_type() {
     );
     let role = read(&dir, "config/rbac/role.yaml");
     assert!(role.contains("deployments"), "{role}");
+}
+
+/// kubebuilder's spelling, `--resource=false --controller`, writes the same controller.
+#[test]
+fn a_controller_for_a_built_in_type_with_kubebuilders_flags() {
+    let (_tmp, dir) = initialized("example");
+    let (_tmp2, plain) = initialized("example");
+    let args = ["create", "api", "--group", "apps", "--version", "v1"];
+    let args = [&args[..], &["--kind", "Deployment", "--resource=false"]].concat();
+    rbuilder(&plain, &args).success();
+    rbuilder(&dir, &[&args[..], &["--controller"]].concat()).success();
+    assert_same_tree(&snapshot(&plain), &snapshot(&dir), "--controller");
 }
 
 #[test]

@@ -110,11 +110,13 @@ fn builtin_type(
     version: Version,
     kind: Kind,
 ) -> Result<Resource> {
+    // `--controller` (true) is accepted: kubebuilder users type `--resource=false
+    // --controller`, and a controller is what this scaffolds (`--controller=false` was refused
+    // above as nothing to scaffold).
     let ignored = [
         ("--plural", args.plural.is_some()),
         ("--short-name", !args.short_names.is_empty()),
         ("--namespaced", args.namespaced.is_some()),
-        ("--controller", args.controller.is_some()),
     ];
     if let Some((flag, _)) = ignored.iter().find(|(_, given)| *given) {
         bail!(

@@ -190,16 +190,28 @@ pub fn project_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// `f` of each of `items`, in order, computed on two threads: the machine has two cores, and
-/// each item runs rbuilder a few times.
+/// each item runs rbuilder a few times. Each thread takes the next item when it is done with
+/// one, so that items of uneven cost keep both busy.
 pub fn two_at_a_time<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let f = &f;
-    std::thread::scope(|scope| {
-        let (first, second) = items.split_at(items.len() / 2);
-        let handles =
-            [first, second].map(|half| scope.spawn(move || half.iter().map(f).collect::<Vec<_>>()));
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            done.push((i, f(item)));
+        }
+    };
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles = [scope.spawn(work), scope.spawn(work)];
         handles
             .into_iter()
             .flat_map(|handle| handle.join().expect("no panic"))
             .collect()
-    })
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }

@@ -1,10 +1,12 @@
 # rbuilder's own tasks. `make test` is the one test command: it installs the Python tools
 # the tests use (into target/venv, nothing system-wide), then runs `cargo test` with the tests
-# that a plain `cargo test` skips as slow (the runtime's tests against kube-apiserver, and those
-# that build, test and check every golden tree against crates.io: several minutes), and the
-# end-to-end tests of generated operators against a real control plane on this machine. The
-# control plane's binaries (etcd, kube-apiserver, kube-controller-manager, kubectl) are built
-# from their Go modules by scripts/envtest-assets the first time, and cached.
+# that a plain `cargo test` skips as slow (the runtime's tests against kube-apiserver, those
+# that build, test and check every golden tree against crates.io: several minutes, and the
+# comparison with kubebuilder, tests/conformance, which scripts/kubebuilder builds from its Go
+# module and caches), and the end-to-end tests of generated operators against a real control
+# plane on this machine. The control plane's binaries (etcd, kube-apiserver,
+# kube-controller-manager, kubectl) are built from their Go modules by scripts/envtest-assets
+# the first time, and cached.
 
 VENV ?= $(CURDIR)/target/venv
 export PATH := $(VENV)/bin:$(PATH)

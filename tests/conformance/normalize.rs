@@ -28,16 +28,18 @@ pub struct Difference {
 
 /// The objects of a multi-document YAML stream (`kubectl kustomize`'s output), by
 /// `<Kind> <name>`; a kind and name that occur twice (a sample per version) get their
-/// `apiVersion` too. The namespace is a field, `metadata.namespace`.
+/// `apiVersion` too. The namespace is a field, `metadata.namespace`. A project has one webhook
+/// configuration of each kind, known by its kind alone, so that a name that differs is one
+/// field and the webhooks in it are still compared.
 pub fn manifests(yaml: &str) -> Objects {
     let documents: Vec<Value> = serde_saphyr::from_multiple(yaml).expect("kustomize writes YAML");
     let documents: Vec<Value> = documents.into_iter().filter(|d| !d.is_null()).collect();
     let id = |doc: &Value| {
-        format!(
-            "{} {}",
-            doc["kind"].as_str().unwrap_or("?"),
-            doc["metadata"]["name"].as_str().unwrap_or("?")
-        )
+        let kind = doc["kind"].as_str().unwrap_or("?");
+        if kind.ends_with("WebhookConfiguration") {
+            return kind.to_owned();
+        }
+        format!("{kind} {}", doc["metadata"]["name"].as_str().unwrap_or("?"))
     };
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
     for doc in &documents {

@@ -105,6 +105,8 @@ fn value(v: Option<&Value>) -> String {
     match v {
         None => "(any)".to_owned(),
         Some(Value::String(s)) if s == "absent" => "—".to_owned(),
+        // An empty string would make an empty code span.
+        Some(Value::String(s)) if s.is_empty() => "`\"\"`".to_owned(),
         Some(v) => code(&render(v)),
     }
 }

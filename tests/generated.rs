@@ -324,6 +324,7 @@ const TREES: &[&str] = &[
     "multigroup",
     "namespaced",
     "multiversion",
+    "conversion-only",
     "kind-names",
     "external",
 ];
@@ -524,6 +525,12 @@ fn namespaced() {
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn multiversion() {
     check_tree("multiversion");
+}
+
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn conversion_only() {
+    check_tree("conversion-only");
 }
 
 #[test]

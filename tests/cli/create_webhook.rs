@@ -340,3 +340,47 @@ fn create_webhook_in_a_project_made_before_webhooks_says_what_to_add() {
         ],
     );
 }
+
+/// A project whose only webhook converts has no admission webhook configurations, so its
+/// config/webhook lists none (`make manifests` writes none); the first defaulting webhook adds
+/// them, and the project is then what the same webhooks made at once make.
+#[test]
+fn a_conversion_alone_lists_no_webhook_configurations_until_an_admission_webhook_comes() {
+    let v2 = [
+        "create",
+        "api",
+        "--group",
+        "devops",
+        "--version",
+        "v2",
+        "--kind",
+        "DemoMicroService",
+    ];
+    let kustomization = "config/webhook/kustomization.yaml";
+    let (_a, apart) = initialized("example");
+    rbuilder(&apart, DEMO).success();
+    rbuilder(&apart, &v2).success();
+    rbuilder(
+        &apart,
+        &webhook_args("v1", &["--conversion", "--spoke", "v2"]),
+    )
+    .success();
+    let text = read(&apart, kustomization);
+    assert!(!text.contains("manifests.yaml\n"), "{text}");
+    assert!(!apart.join("config/webhook/manifests.yaml").exists());
+    rbuilder(&apart, &webhook_args("v1", &["--defaulting"]))
+        .success()
+        .stdout(contains(format!("update {kustomization}")));
+    assert!(read(&apart, kustomization).contains("\n- manifests.yaml\n"));
+
+    let (_b, at_once) = initialized("example");
+    rbuilder(&at_once, DEMO).success();
+    rbuilder(&at_once, &v2).success();
+    let both = ["--defaulting", "--conversion", "--spoke", "v2"];
+    rbuilder(&at_once, &webhook_args("v1", &both)).success();
+    assert_same_tree(
+        &snapshot(&at_once.join("config")),
+        &snapshot(&apart.join("config")),
+        "a conversion, then a defaulter",
+    );
+}

@@ -1,6 +1,6 @@
 //! The webhook configurations and the kustomize files that deploy them.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::WEBHOOK_MANIFESTS;
 use crate::manifests::{AdmissionWebhook, crd_with_conversion, webhook_configurations};
@@ -67,8 +67,8 @@ pub(super) fn plan_kustomize(
     ctx: &mut tera::Context,
     project: &Project,
 ) -> Result<()> {
+    plan_webhook_kustomization(plan, templates, ctx, project)?;
     for (template, path) in [
-        ("kustomization.yaml", "config/webhook/kustomization.yaml"),
         (
             "kustomizeconfig.yaml",
             "config/webhook/kustomizeconfig.yaml",
@@ -134,6 +134,51 @@ pub(super) fn plan_kustomize(
         })?;
     }
     Ok(())
+}
+
+/// config/webhook/kustomization.yaml, which lists what `make manifests` writes there.
+const WEBHOOK_KUSTOMIZATION: &str = "config/webhook/kustomization.yaml";
+
+/// [`WEBHOOK_KUSTOMIZATION`]: the webhook Service, and the admission webhooks' configurations
+/// (manifests.yaml) once the project has any. `make manifests` writes that file for defaulting
+/// and validating webhooks only, so listing it in a project whose webhooks all convert would
+/// make kustomize fail on a file that never comes.
+fn plan_webhook_kustomization(
+    plan: &mut Plan,
+    templates: &Templates,
+    ctx: &mut tera::Context,
+    project: &Project,
+) -> Result<()> {
+    let admission = with_webhooks(project).any(|(_, w)| w.defaulting || w.validation);
+    ctx.insert("admission", &admission);
+    let text = templates.render("webhook/config/kustomization.yaml", ctx)?;
+    if !plan.exists(WEBHOOK_KUSTOMIZATION) {
+        return plan.create(WEBHOOK_KUSTOMIZATION.to_owned(), text);
+    }
+    if !admission {
+        return Ok(());
+    }
+    // The first admission webhook of a project that had only conversions.
+    ctx.insert("admission", &false);
+    let conversions_only = templates.render("webhook/config/kustomization.yaml", ctx)?;
+    plan.update(WEBHOOK_KUSTOMIZATION.to_owned(), |current| {
+        let manifests = "- manifests.yaml\n";
+        if current.lines().any(|line| line.trim() == manifests.trim()) {
+            Ok(current.to_owned())
+        } else if current == conversions_only {
+            Ok(text)
+        } else if let Some(at) = current.find("resources:\n") {
+            // Changed by hand since: the line joins its resources, the rest stays.
+            let at = at + "resources:\n".len();
+            Ok(format!("{}{manifests}{}", &current[..at], &current[at..]))
+        } else {
+            bail!(
+                "{WEBHOOK_KUSTOMIZATION} has no `resources:` list to add manifests.yaml (the \
+                 webhook configurations) to; add `resources:` with `- manifests.yaml` and \
+                 `- service.yaml` to it, then create the webhook again"
+            )
+        }
+    })
 }
 
 /// Where config/default says what kustomize fills in: the webhooks' CA, the Certificate's DNS

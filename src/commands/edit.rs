@@ -13,7 +13,9 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::create_webhook::{REPLACEMENTS, plan_replacements, plan_webhook_configurations};
+use super::create_webhook::{
+    MANAGER_NEEDS, REPLACEMENTS, plan_replacements, plan_webhook_configurations,
+};
 use super::{finish, grafana};
 use crate::cli::EditArgs;
 use crate::license;
@@ -202,6 +204,7 @@ fn scope_change(
                 cluster_scoped.join(", ")
             );
         }
+        refuse_webhooks_a_namespace_cannot_have(after)?;
     }
     let templates = Templates::load(&["init/", "rbac/"])?;
     let (old_ctx, new_ctx) = (project_context(root, before), project_context(root, after));
@@ -210,12 +213,24 @@ fn scope_change(
     for path in [
         "config/rbac/role_binding.yaml",
         "config/manager/manager.yaml",
-        LIB,
     ] {
         let template = format!("init/{path}");
         let old = templates.render(&template, &old_ctx)?;
         let new = templates.render(&template, &new_ctx)?;
         files.push((path.to_owned(), old, new));
+    }
+    // src/lib.rs keeps the license header it was written with, which may not be today's
+    // (`edit --license` changes only what later commands write): it is compared, and
+    // rewritten, under its own header.
+    if let Some(current) = plan.read(LIB)? {
+        let (header, _) = split_license_header(&current);
+        let (mut old_ctx, mut new_ctx) = (old_ctx.clone(), new_ctx.clone());
+        old_ctx.insert("header", header);
+        new_ctx.insert("header", header);
+        let template = format!("init/{LIB}");
+        let old = templates.render(&template, &old_ctx)?;
+        let new = templates.render(&template, &new_ctx)?;
+        files.push((LIB.to_owned(), old, new));
     }
     for r in after.custom_resources().filter(|r| r.namespaced()) {
         let plural = r.plural_or_derived()?.to_string();
@@ -286,9 +301,81 @@ fn scope_change(
     Ok(next)
 }
 
+/// Refuses the scope of one namespace to a project with webhooks for built-in types that
+/// `create webhook` refuses such an operator: a cluster-scoped type's webhook would see the
+/// whole cluster, and one for a type the manager is made of in its namespace (its certificate
+/// Secret, its ServiceAccount...) would, failing closed while the manager is down, keep the
+/// manager from ever starting.
+fn refuse_webhooks_a_namespace_cannot_have(project: &Project) -> Result<()> {
+    let mut refused = Vec::new();
+    for entry in project.resources.iter().filter(|e| e.webhooks.is_some()) {
+        let Some(b) = builtin::find(
+            entry.group.display_name(),
+            entry.version.as_ref(),
+            entry.kind.as_str(),
+        )
+        .filter(|_| entry.is_builtin()) else {
+            continue;
+        };
+        if !b.namespaced {
+            refused.push(format!(
+                "{} (cluster-scoped: its webhooks would see every {} of the cluster)",
+                b.kind, b.kind
+            ));
+        } else if MANAGER_NEEDS.contains(&b.kind) {
+            refused.push(format!(
+                "{} (the manager's own are in its namespace: failing closed while the manager \
+                 is down, its webhooks would keep it from starting)",
+                b.kind
+            ));
+        }
+    }
+    if !refused.is_empty() {
+        bail!(
+            "the project has webhooks for built-in types that an operator scoped to one \
+             namespace cannot have: {}; remove them first (their files under src/webhook/, \
+             their registrations in src/webhook/mod.rs and their entries in PROJECT), or keep \
+             the operator cluster-wide",
+            refused.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `text` (a Rust file) split after its license header: the `//` comment lines before the
+/// first line of code or doc comment (`//!`), with the blank line after them.
+fn split_license_header(text: &str) -> (&str, &str) {
+    let mut end = 0;
+    for line in text.split_inclusive('\n') {
+        let comment = line.starts_with("//") && !line.starts_with("//!");
+        if !comment {
+            if end > 0 && line.trim().is_empty() {
+                end += line.len();
+            }
+            break;
+        }
+        end += line.len();
+    }
+    text.split_at(end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_license_header_is_the_comment_before_the_code() {
+        let text = "// Copyright 2026 Jane Doe.\n//\n// MIT\n\n//! The operator.\n\npub mod api;\n";
+        assert_eq!(
+            split_license_header(text),
+            (
+                "// Copyright 2026 Jane Doe.\n//\n// MIT\n\n",
+                "//! The operator.\n\npub mod api;\n"
+            )
+        );
+        let bare = "//! The operator.\npub mod api;\n";
+        assert_eq!(split_license_header(bare), ("", bare));
+    }
 
     #[test]
     fn cargo_license_field_follows_the_license() {

@@ -84,6 +84,23 @@ fn edit_license_and_owner_change_the_header_of_what_comes_next() {
     assert_rejected(&dir, &["edit"], &["nothing to edit"]);
 }
 
+/// src/lib.rs keeps the header it was written with after `edit --license`; `edit
+/// --namespaced` then sees it as rbuilder wrote it (it used to call it changed by hand), and
+/// changes its scope under that header.
+#[test]
+fn edit_namespaced_after_a_new_license_keeps_the_header_of_src_lib_rs() {
+    let (_tmp, dir) = initialized("op");
+    rbuilder(&dir, &["edit", "--license", "mit", "--owner", "Jane Doe"]).success();
+    rbuilder(&dir, &["edit", "--namespaced"])
+        .success()
+        .stdout(contains("update src/lib.rs"));
+    let lib = read(&dir, "src/lib.rs");
+    assert!(lib.contains("Apache License"), "{lib}");
+    assert!(lib.contains("WatchScope::Namespace"), "{lib}");
+    rbuilder(&dir, &["edit", "--namespaced=false"]).success();
+    assert!(read(&dir, "src/lib.rs").contains("WatchScope::Cluster"));
+}
+
 #[test]
 fn a_namespaced_operator_gets_namespaced_roles_for_its_users() {
     let (_tmp, dir) = project_dir("op");

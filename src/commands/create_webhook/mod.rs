@@ -12,6 +12,7 @@ mod record;
 mod resolve;
 
 pub(super) use self::config::{REPLACEMENTS, plan_replacements, plan_webhook_configurations};
+pub(super) use self::resolve::MANAGER_NEEDS;
 
 use std::path::Path;
 

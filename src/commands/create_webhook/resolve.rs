@@ -177,7 +177,7 @@ fn builtin_type(
 /// The built-in types the manager's own deployment is made of in its namespace, besides its
 /// Pods, ReplicaSet and Deployment (which a webhook leaves out by their label): a webhook for
 /// these in an operator scoped to that namespace would keep the manager from starting.
-const MANAGER_NEEDS: &[&str] = &[
+pub(in crate::commands) const MANAGER_NEEDS: &[&str] = &[
     "ConfigMap",
     "Lease",
     "NetworkPolicy",

@@ -22,6 +22,7 @@ const NOT_COMPARED: &[&str] = &[project::FILE, "config/rbac/role.yaml", "Cargo.l
 
 pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     let mut project = Project::load(root)?;
+    refuse_a_project_made_before_the_runtime(root, &project)?;
     let templates = Templates::load(owned_files::TEMPLATES)?;
     let ctx = project_context(root, &project);
     let rendered = owned_files::render(&templates, &ctx)?;
@@ -98,6 +99,27 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     }
     next.push_str(&ported_by_hand(root)?);
     finish(plan, args.dry_run, &next)
+}
+
+/// A project made before rbuilder owned any of its files (before the operator runtime): its
+/// manager, the controllers' machinery and `src/bin/manifests.rs` are the user's own files,
+/// with no ownership header, and its PROJECT records no `cliVersion` (`init`, `alpha generate`
+/// and `update` have written one since). There is nothing `update` may rewrite: without this,
+/// it took the old `src/bin/manifests.rs` for an owned file edited by hand. Such a project is
+/// scaffolded anew, and its code moved over.
+fn refuse_a_project_made_before_the_runtime(root: &Path, project: &Project) -> Result<()> {
+    if project.cli_version.is_some() || !owned_files_on_disk(root)?.is_empty() {
+        return Ok(());
+    }
+    let name = &project.project_name;
+    bail!(
+        "this project was made by an rbuilder from before the operator runtime (PROJECT records \
+         no cliVersion, and no file says rbuilder owns it): its manager and controller \
+         machinery are files of your own, which update does not rewrite, so nothing was \
+         changed. Scaffold it anew in a new folder with `rbuilder alpha generate --output-dir \
+         ../{name}-new`, then move your code (API types, reconcile logic, tests) into it: see \
+         \"Projects made before the runtime\" in rbuilder's docs/upgrading.md"
+    );
 }
 
 /// What the user must port by hand where the runtime's API changed since the project was made:

@@ -49,7 +49,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{rbuilder, repo, run, snapshot, words};
+use common::{flags_of, repo, run, snapshot, words};
 
 /// One project to make: its name (what was combined) and the rbuilder commands that make it.
 #[derive(Debug, Clone)]
@@ -777,30 +777,6 @@ fn every_combination_renders() {
         objects.len(),
         started.elapsed().as_secs_f64()
     );
-}
-
-/// The flags of `rbuilder <command> --help`.
-fn flags_of(command: &[&str]) -> BTreeSet<String> {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let args: Vec<&str> = command.iter().copied().chain(["--help"]).collect();
-    let out = rbuilder(tmp.path(), &args).success().get_output().clone();
-    let help = String::from_utf8_lossy(&out.stdout).into_owned();
-    // The lines of the `Options:` list that name a flag (`      --group <GROUP>`, `  -h,
-    // --help`), not the examples after it.
-    help.lines()
-        .skip_while(|line| *line != "Options:")
-        .take_while(|line| !line.is_empty())
-        .filter_map(|line| {
-            let line = line.trim_start();
-            let line = line.strip_prefix("-h, ").unwrap_or(line);
-            line.starts_with("--").then(|| {
-                line.split([' ', '[', '='])
-                    .next()
-                    .unwrap_or(line)
-                    .to_owned()
-            })
-        })
-        .collect()
 }
 
 /// Flags that cannot change what a project renders, and why.

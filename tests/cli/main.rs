@@ -8,6 +8,7 @@ mod alpha_generate;
 mod conventions;
 mod create_api;
 mod create_webhook;
+mod docs;
 mod edit;
 mod external;
 mod init;

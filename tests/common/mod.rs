@@ -189,6 +189,62 @@ pub fn project_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .collect()
 }
 
+/// The lines of the `heading` section (`Options:`, `Commands:`) of `rbuilder <command> --help`,
+/// without their indentation.
+fn help_section(command: &[&str], heading: &str) -> Vec<String> {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let args: Vec<&str> = command.iter().copied().chain(["--help"]).collect();
+    let out = rbuilder(tmp.path(), &args).success().get_output().clone();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip_while(|line| *line != heading)
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .map(|line| line.trim_start().to_owned())
+        .collect()
+}
+
+/// The flags of `rbuilder <command>`, from its `--help` (`--group`, `--help`, ...).
+pub fn flags_of(command: &[&str]) -> std::collections::BTreeSet<String> {
+    help_section(command, "Options:")
+        .iter()
+        .filter_map(|line| {
+            // `--group <GROUP>`, `-h, --help`; the lines below each are its description.
+            let line = line.strip_prefix("-h, ").unwrap_or(line);
+            line.starts_with("--").then(|| {
+                line.split([' ', '[', '='])
+                    .next()
+                    .unwrap_or(line)
+                    .to_owned()
+            })
+        })
+        .collect()
+}
+
+/// Every command of rbuilder that runs something (`init`, `create api`, `alpha generate`...),
+/// from the `Commands:` sections of `--help`, as its words.
+pub fn commands() -> Vec<Vec<String>> {
+    fn under(prefix: &[String], out: &mut Vec<Vec<String>>) {
+        let args: Vec<&str> = prefix.iter().map(String::as_str).collect();
+        let subcommands: Vec<String> = help_section(&args, "Commands:")
+            .iter()
+            .filter_map(|line| line.split(' ').next().map(str::to_owned))
+            .filter(|name| name != "help")
+            .collect();
+        if subcommands.is_empty() {
+            out.push(prefix.to_vec());
+        }
+        for name in subcommands {
+            let mut command = prefix.to_vec();
+            command.push(name);
+            under(&command, out);
+        }
+    }
+    let mut out = Vec::new();
+    under(&[], &mut out);
+    out
+}
+
 /// `f` of each of `items`, in order, computed on two threads: the machine has two cores, and
 /// each item runs rbuilder a few times. Each thread takes the next item when it is done with
 /// one, so that items of uneven cost keep both busy.

@@ -220,10 +220,6 @@ pub struct CreateApiArgs {
     /// first part (--group cert-manager --external-api-domain io)
     #[arg(long, value_name = "DOMAIN")]
     pub external_api_domain: Option<String>,
-    /// The folder a relative --external-api-path is relative to (the project's, unless a
-    /// replay of PROJECT says otherwise).
-    #[arg(skip)]
-    pub external_api_base: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

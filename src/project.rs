@@ -186,7 +186,62 @@ pub struct DeployImageOptions {
 /// The domain PROJECT records for Kubernetes' own types, as kubebuilder does.
 pub const BUILTIN_DOMAIN: &str = "k8s.io";
 
+/// What PROJECT records about one resource: its entry under `resources:` and its deploy-image
+/// options, which kubebuilder keeps apart, under `plugins:`. `create api` builds one from its
+/// flags, a replay takes one from PROJECT, and the model's `Resource` (what templates read) is
+/// derived from it in one place, `Resource::of`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub entry: ResourceEntry,
+    pub deploy_image: Option<DeployImageOptions>,
+}
+
 impl ResourceEntry {
+    /// Kubernetes' built-in type `b`, as kubebuilder records one: its group's short name (`""`
+    /// for core), domain `k8s.io`, no API of this project.
+    pub fn of_builtin(b: &Builtin, controller: bool) -> Result<Self> {
+        Ok(Self {
+            api: None,
+            controller,
+            domain: BUILTIN_DOMAIN.to_owned(),
+            external: false,
+            group: b.project_group()?,
+            kind: Kind::parse(b.kind)?,
+            path: None,
+            plural: Some(Plural::parse(b.plural)?),
+            short_names: Vec::new(),
+            version: Version::parse(b.version)?,
+            webhooks: None,
+        })
+    }
+
+    /// Another project's custom resource of API group `api_group` (`cert-manager.io`), whose
+    /// types come from the CRD file `path`: kubebuilder records the group's first part as the
+    /// group and the rest as the domain.
+    pub fn of_external(
+        api_group: &str,
+        version: Version,
+        kind: Kind,
+        plural: Plural,
+        path: String,
+        controller: bool,
+    ) -> Result<Self> {
+        let (group, domain) = api_group.split_once('.').unwrap_or((api_group, ""));
+        Ok(Self {
+            api: None,
+            controller,
+            domain: domain.to_owned(),
+            external: true,
+            group: Group::parse(group)?,
+            kind,
+            path: Some(path),
+            plural: Some(plural),
+            short_names: Vec::new(),
+            version,
+            webhooks: None,
+        })
+    }
+
     /// Whether this is the resource `group/version kind`.
     pub fn is(&self, group: &Group, version: &Version, kind: &Kind) -> bool {
         self.group == *group && self.version == *version && self.kind == *kind
@@ -344,6 +399,14 @@ impl Project {
     /// The API groups of the project's own resources.
     pub fn groups(&self) -> BTreeSet<&Group> {
         self.custom_resources().map(|r| &r.group).collect()
+    }
+
+    /// Everything PROJECT records about `entry`'s resource.
+    pub fn record_of(&self, entry: &ResourceEntry) -> Record {
+        Record {
+            entry: entry.clone(),
+            deploy_image: self.deploy_image(entry).map(|d| d.options.clone()),
+        }
     }
 
     /// What `create api --image` recorded for `entry`, if it was scaffolded so.

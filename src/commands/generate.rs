@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 
 use super::{create_api, create_webhook, grafana, init, say};
-use crate::cli::{CreateApiArgs, CreateWebhookArgs, GenerateArgs};
-use crate::project::{Project, ResourceEntry};
+use crate::cli::GenerateArgs;
+use crate::project::Project;
 use crate::scaffold::{Plan, project_context};
 
 pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
@@ -96,7 +96,9 @@ fn check_output(input: &Path, output: &Path) -> Result<()> {
 }
 
 /// Scaffolds `project` (read from `input`) into the empty folder `output`: init with its
-/// settings and `input`'s license header, then one `create api` per PROJECT entry.
+/// settings and `input`'s license header, then one `create api` per PROJECT entry, then their
+/// webhooks. Each command gets its request from the entry itself, typed: no command line is
+/// rebuilt and parsed again.
 pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<()> {
     let mut fresh = project.clone();
     fresh.resources.clear();
@@ -106,38 +108,34 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
     let ctx = project_context(input, &fresh);
     init::plan(output, &fresh, &ctx)?.apply()?;
     for entry in project.resources.iter().filter(|e| e.made_by_create_api()) {
-        let args = create_api_args(input, project, entry);
-        let (plan, _) = create_api::plan(output, &args).with_context(|| {
+        let replayed = || -> Result<()> {
+            let request = create_api::replay_request(input, project, entry)?;
+            let (plan, _) = create_api::plan_request(output, Project::load(output)?, request)?;
+            plan.apply()
+        };
+        replayed().with_context(|| {
             format!(
                 "cannot replay `create api` for {}/{} {}",
                 entry.group, entry.version, entry.kind
             )
         })?;
-        plan.apply()?;
     }
     // Webhooks after every API, as kubebuilder replays them: a conversion needs its spokes.
     for entry in &project.resources {
         let Some(webhooks) = &entry.webhooks else {
             continue;
         };
-        let args = CreateWebhookArgs {
-            group: entry.group.display_name().to_owned(),
-            version: entry.version.to_string(),
-            kind: entry.kind.to_string(),
-            defaulting: webhooks.defaulting,
-            programmatic_validation: webhooks.validation,
-            conversion: webhooks.conversion,
-            spokes: webhooks.spoke.iter().map(ToString::to_string).collect(),
-            force: false,
-            dry_run: false,
+        let request = create_webhook::Request::replaying(entry, webhooks);
+        let replayed = || -> Result<()> {
+            let (plan, _) = create_webhook::plan(output, Project::load(output)?, &request, false)?;
+            plan.apply()
         };
-        let (plan, _) = create_webhook::plan(output, &args).with_context(|| {
+        replayed().with_context(|| {
             format!(
                 "cannot replay `create webhook` for {}/{} {}",
                 entry.group, entry.version, entry.kind
             )
         })?;
-        plan.apply()?;
     }
     if project.plugins.grafana.is_some() {
         // With the project's own list of custom metrics, so that their dashboard comes too.
@@ -150,41 +148,6 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
         plan.apply()?;
     }
     Ok(())
-}
-
-/// The `create api` arguments that scaffold what `entry` records.
-fn create_api_args(input: &Path, project: &Project, entry: &ResourceEntry) -> CreateApiArgs {
-    let builtin = entry.is_builtin();
-    let external = entry.external.then(|| entry.path.clone()).flatten();
-    let options = project.deploy_image(entry).map(|d| &d.options);
-    CreateApiArgs {
-        // PROJECT records Kubernetes' core group as "", the command line calls it "core".
-        group: entry.group.display_name().to_owned(),
-        version: entry.version.to_string(),
-        kind: entry.kind.to_string(),
-        plural: entry
-            .plural
-            .as_ref()
-            .filter(|_| !builtin)
-            .map(ToString::to_string),
-        namespaced: entry.api.as_ref().map(|api| api.namespaced),
-        short_names: entry.short_names.iter().map(ToString::to_string).collect(),
-        resource: !builtin,
-        controller: (!builtin || external.is_some()).then_some(entry.controller),
-        force: false,
-        dry_run: false,
-        image: options.map(|o| o.image.clone()),
-        image_container_port: options
-            .and_then(|o| o.container_port)
-            .map(|p| p.to_string()),
-        image_container_command: options.and_then(|o| o.container_command.clone()),
-        run_as_user: options.and_then(|o| o.run_as_user).map(|u| u.to_string()),
-        plugins: None,
-        external_api_domain: external.as_ref().map(|_| entry.domain.clone()),
-        external_api_path: external,
-        // The CRD file's path in PROJECT is relative to the project.
-        external_api_base: Some(input.to_owned()),
-    }
 }
 
 /// A temporary folder, deleted when dropped.

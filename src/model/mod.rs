@@ -10,4 +10,4 @@ pub(crate) mod rust_names;
 
 pub use image::ImageReference;
 pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
-pub use resource::{CustomSpec, DeployImage, ExternalSpec, Flavor, Resource};
+pub use resource::{Flavor, Resource};

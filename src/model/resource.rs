@@ -1,13 +1,16 @@
 //! A resource to scaffold: its group, version and kind, and everything derived from them
-//! that templates and file paths need. Built once from validated names; templates only read it.
+//! that templates and file paths need. It is derived from what PROJECT records (`Record`) in
+//! one place, [`Resource::of`], whether the record comes from `create api`'s flags or from a
+//! PROJECT being replayed; templates only read it.
 
+use anyhow::{Result, bail};
 use serde::Serialize;
 
-use super::builtin::Builtin;
-use anyhow::Result;
-
-use super::names::{Domain, Group, Kind, Plural, ShortName, Version};
+use super::image::ImageReference;
+use super::names::{Group, Kind, Plural, ShortName, Version};
 use super::rust_names::RustModule;
+use crate::external::External;
+use crate::project::{DeployImageOptions, Record};
 
 /// Which reconciler template a resource gets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,24 +34,19 @@ pub enum Flavor {
         crd_name: String,
         /// The CRD file, as given.
         path: String,
-        /// The types' Rust source.
-        #[serde(skip)]
-        source: String,
     },
 }
 
-/// What `create api --external-api-path` read from the CRD.
-pub struct ExternalSpec {
-    /// The CRD's group, in full: `cert-manager.io`.
-    pub api_group: String,
-    pub version: Version,
-    pub kind: Kind,
-    pub plural: Plural,
-    pub namespaced: bool,
-    pub controller: bool,
-    pub crd_name: String,
-    pub path: String,
-    pub source: String,
+impl Flavor {
+    /// The template family (a file name under `templates/controller/`, `crd/`, ...): a type
+    /// this project does not define gets a controller as a built-in type does.
+    pub fn templates(&self) -> &'static str {
+        match self {
+            Flavor::Plain => "plain",
+            Flavor::DeployImage(_) => "deploy_image",
+            Flavor::Builtin { .. } | Flavor::External { .. } => "builtin",
+        }
+    }
 }
 
 /// What `--image` and its companion flags say.
@@ -60,6 +58,31 @@ pub struct DeployImage {
     pub port: Option<u16>,
     pub command: Vec<String>,
     pub run_as_user: Option<i64>,
+}
+
+impl DeployImage {
+    /// The templates' view of the recorded options: the command split into its arguments, and
+    /// the image the e2e test updates to.
+    fn of(options: &DeployImageOptions) -> Result<Self> {
+        let Some(reference) = ImageReference::parse(&options.image) else {
+            bail!(
+                "invalid image '{}': an image reference is [registry[:port]/]path[:tag][@digest] \
+                 with a lower-case path, e.g. 'stefanprodan/podinfo:6.7.1'",
+                options.image
+            );
+        };
+        let command = match &options.container_command {
+            Some(command) => command.split(',').map(|s| s.trim().to_owned()).collect(),
+            None => Vec::new(),
+        };
+        Ok(Self {
+            image: options.image.clone(),
+            updated_image: reference.with_another_tag(),
+            port: options.container_port,
+            command,
+            run_as_user: options.run_as_user,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,114 +104,80 @@ pub struct Resource {
     pub flavor: Flavor,
 }
 
-/// What makes a custom resource of the project, beyond its names' own rules.
-pub struct CustomSpec {
-    pub group: Group,
-    pub version: Version,
-    pub kind: Kind,
-    pub plural: Plural,
-    pub namespaced: bool,
-    pub short_names: Vec<ShortName>,
-    pub controller: bool,
-    pub flavor: Flavor,
-}
-
 impl Resource {
-    /// A custom resource of a project for `domain`; `multigroup` puts its API module under its
-    /// group's.
-    pub fn custom(spec: CustomSpec, domain: &Domain, multigroup: bool) -> Result<Self> {
-        let CustomSpec {
-            group,
-            version,
-            kind,
-            plural,
-            namespaced,
-            short_names,
-            controller,
-            flavor,
-        } = spec;
-        let api_module_path = if multigroup {
-            format!("api::{}::{version}", group.module()?)
+    /// The resource `record` describes, in a project that is `multigroup` or not. An external
+    /// resource's scope and CRD name are its CRD's (`crd`, read and translated by the caller):
+    /// PROJECT does not record them.
+    pub fn of(record: &Record, multigroup: bool, crd: Option<&External>) -> Result<Self> {
+        let entry = &record.entry;
+        let (group, version, kind) = (&entry.group, &entry.version, &entry.kind);
+        let mut plural = entry.plural_or_derived()?;
+        let (namespaced, api_module_path, flavor) = if entry.external {
+            let Some(crd) = crd else {
+                bail!(
+                    "the types of {group}/{version} {kind} come from its CRD ({}), which was \
+                     not read",
+                    entry.path.as_deref().unwrap_or("no path in PROJECT")
+                );
+            };
+            let api_module_path = format!("api::external::{}::{version}", group.module()?);
+            let flavor = Flavor::External {
+                rust_module: format!("crate::{api_module_path}"),
+                crd_name: crd.crd_name.clone(),
+                path: entry.path.clone().unwrap_or_default(),
+            };
+            (crd.namespaced, api_module_path, flavor)
+        } else if entry.is_builtin() {
+            let Some(b) = entry.builtin() else {
+                bail!(
+                    "{}/{version} {kind} is not a Kubernetes built-in type that rbuilder knows, \
+                     and it has no API in this project",
+                    group.display_name()
+                );
+            };
+            let flavor = Flavor::Builtin {
+                rust_module: format!("k8s_openapi::api::{}::{}", b.module, b.version),
+            };
+            // Kubernetes' own, whatever PROJECT says.
+            plural = Plural::parse(b.plural)?;
+            (b.namespaced, String::new(), flavor)
         } else {
-            format!("api::{version}")
+            let api_module_path = if multigroup {
+                format!("api::{}::{version}", group.module()?)
+            } else {
+                format!("api::{version}")
+            };
+            let flavor = match &record.deploy_image {
+                Some(options) => Flavor::DeployImage(DeployImage::of(options)?),
+                None => Flavor::Plain,
+            };
+            (entry.namespaced(), api_module_path, flavor)
         };
         Ok(Self {
-            api_group: format!("{group}.{domain}"),
-            module: kind.module(),
-            group,
-            version,
-            kind,
+            group: group.clone(),
+            version: version.clone(),
+            kind: kind.clone(),
             plural,
+            api_group: entry.api_group(),
             namespaced,
-            short_names,
-            controller,
+            short_names: entry.short_names.clone(),
+            controller: entry.controller,
+            module: kind.module(),
             api_module_path,
             flavor,
         })
     }
 
-    /// A Kubernetes built-in type, reconciled by this project's controller.
-    pub fn builtin(b: Builtin, group: Group, version: Version, kind: Kind) -> Result<Self> {
-        Ok(Self {
-            api_group: b.api_group.to_owned(),
-            module: kind.module(),
-            plural: Plural::parse(b.plural)?,
-            group,
-            version,
-            kind,
-            namespaced: b.namespaced,
-            short_names: Vec::new(),
-            controller: true,
-            api_module_path: String::new(),
-            flavor: Flavor::Builtin {
-                rust_module: format!("k8s_openapi::api::{}::{}", b.module, b.version),
-            },
-        })
-    }
-
-    /// Another project's custom resource: `group` is the first part of its API group.
-    pub fn external(spec: ExternalSpec) -> Result<Self> {
-        let ExternalSpec {
-            api_group,
-            version,
-            kind,
-            plural,
-            namespaced,
-            controller,
-            crd_name,
-            path,
-            source,
-        } = spec;
-        let group = Group::parse(api_group.split('.').next().unwrap_or_default())?;
-        let api_module_path = format!("api::external::{}::{version}", group.module()?);
-        Ok(Self {
-            api_group,
-            module: kind.module(),
-            plural,
-            group,
-            version,
-            kind,
-            namespaced,
-            short_names: Vec::new(),
-            controller,
-            flavor: Flavor::External {
-                rust_module: format!("crate::{api_module_path}"),
-                crd_name,
-                path,
-                source,
-            },
-            api_module_path,
-        })
-    }
-
-    /// The domain PROJECT records for an external resource: its API group after the first part.
-    pub fn external_domain(&self) -> &str {
-        self.api_group.split_once('.').map_or("", |(_, d)| d)
-    }
-
-    /// Whether this is the resource `group/version kind`.
-    pub fn is(&self, group: &Group, version: &Version, kind: &Kind) -> bool {
-        self.group == *group && self.version == *version && self.kind == *kind
+    /// The template family of the resource `record` describes, as `Resource::of` derives it,
+    /// without reading an external resource's CRD.
+    pub fn templates_of(record: &Record) -> &'static str {
+        if record.entry.is_builtin() {
+            "builtin"
+        } else if record.deploy_image.is_some() {
+            "deploy_image"
+        } else {
+            "plain"
+        }
     }
 
     pub fn has_crd(&self) -> bool {
@@ -288,5 +277,108 @@ impl Resource {
     /// `config/rbac/demomicroservice_admin_role.yaml`.
     pub fn role_file(&self, role: &str) -> String {
         format!("config/rbac/{}_{role}_role.yaml", self.kind.lower())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builtin;
+    use crate::project::{ApiEntry, ResourceEntry};
+
+    fn custom(kind: &str) -> ResourceEntry {
+        ResourceEntry {
+            api: Some(ApiEntry {
+                crd_version: "v1".into(),
+                namespaced: false,
+            }),
+            controller: true,
+            domain: "my.domain".into(),
+            external: false,
+            group: Group::parse("web-apps").unwrap(),
+            kind: Kind::parse(kind).unwrap(),
+            path: None,
+            plural: None,
+            short_names: vec![],
+            version: Version::parse("v1beta1").unwrap(),
+            webhooks: None,
+        }
+    }
+
+    #[test]
+    fn a_custom_resource_is_derived_from_its_record() {
+        let record = Record {
+            entry: custom("Policy"),
+            deploy_image: None,
+        };
+        let r = Resource::of(&record, true, None).unwrap();
+        assert_eq!(r.api_group, "web-apps.my.domain");
+        assert_eq!(r.plural.as_ref(), "policies");
+        assert_eq!(r.api_module_path, "api::web_apps::v1beta1");
+        assert!(!r.namespaced);
+        assert_eq!(r.flavor, Flavor::Plain);
+        let single = Resource::of(&record, false, None).unwrap();
+        assert_eq!(single.api_module_path, "api::v1beta1");
+        assert_eq!(Resource::templates_of(&record), r.flavor.templates());
+    }
+
+    #[test]
+    fn deploy_image_options_become_what_templates_read() {
+        let record = Record {
+            entry: custom("Memcached"),
+            deploy_image: Some(DeployImageOptions {
+                image: "memcached:1.6".into(),
+                container_command: Some("memcached,-m=64,-v".into()),
+                container_port: Some(11211),
+                run_as_user: Some(1001),
+            }),
+        };
+        let r = Resource::of(&record, false, None).unwrap();
+        let Flavor::DeployImage(d) = &r.flavor else {
+            panic!("{:?}", r.flavor)
+        };
+        assert_eq!(d.command, ["memcached", "-m=64", "-v"]);
+        assert_eq!(d.updated_image, "memcached:latest");
+        assert_eq!(Resource::templates_of(&record), "deploy_image");
+
+        let mut broken = record.clone();
+        if let Some(options) = &mut broken.deploy_image {
+            options.image = "Not An Image".into();
+        }
+        let err = Resource::of(&broken, false, None).unwrap_err().to_string();
+        assert!(err.contains("invalid image 'Not An Image'"), "{err}");
+    }
+
+    #[test]
+    fn a_builtin_type_takes_kubernetes_names_and_an_external_one_needs_its_crd() {
+        let b = builtin::find("apps", "v1", "Deployment").unwrap();
+        let record = Record {
+            entry: ResourceEntry {
+                plural: None,
+                ..ResourceEntry::of_builtin(&b, true).unwrap()
+            },
+            deploy_image: None,
+        };
+        let r = Resource::of(&record, true, None).unwrap();
+        assert_eq!(r.plural.as_ref(), "deployments");
+        assert_eq!(r.api_group, "apps");
+        assert!(!r.has_crd());
+
+        let entry = ResourceEntry::of_external(
+            "cert-manager.io",
+            Version::parse("v1").unwrap(),
+            Kind::parse("Certificate").unwrap(),
+            Plural::parse("certificates").unwrap(),
+            "crds/certificates.yaml".into(),
+            true,
+        )
+        .unwrap();
+        let record = Record {
+            entry,
+            deploy_image: None,
+        };
+        let err = Resource::of(&record, false, None).unwrap_err().to_string();
+        assert!(err.contains("crds/certificates.yaml"), "{err}");
+        assert_eq!(Resource::templates_of(&record), "builtin");
     }
 }

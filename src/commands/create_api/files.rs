@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use crate::manifests::crd_with_version;
-use crate::model::{Flavor, Resource};
+use crate::model::Resource;
 use crate::scaffold::{Plan, Templates, markers};
 
 /// What to do when a file a resource gets already exists.
@@ -48,16 +48,6 @@ fn group_dir(r: &Resource) -> &str {
     r.api_module_path.split("::").nth(2).unwrap_or_default()
 }
 
-/// The template folder of each flavor of resource.
-fn flavor(r: &Resource) -> &'static str {
-    match r.flavor {
-        Flavor::Plain => "plain",
-        Flavor::DeployImage(_) => "deploy_image",
-        // A controller of a type the project does not define, as for a built-in type.
-        Flavor::Builtin { .. } | Flavor::External { .. } => "builtin",
-    }
-}
-
 impl Additions {
     fn file(&mut self, path: String, template: impl Into<String>, if_exists: IfExists) {
         let template = template.into();
@@ -78,11 +68,16 @@ impl Additions {
     }
 
     /// What `r` adds: its API (`adds_resource`: types, CRD version, roles of a kind's first
-    /// version, sample), its controller and, for a kind's first version, its integration test
-    /// and (namespaced kinds) its e2e test.
-    pub fn of(r: &Resource, adds_resource: bool, first_version: bool) -> Self {
+    /// version, sample), or an external resource's types (their `source`), its controller and,
+    /// for a kind's first version, its integration test and (namespaced kinds) its e2e test.
+    pub fn of(
+        r: &Resource,
+        source: Option<&str>,
+        adds_resource: bool,
+        first_version: bool,
+    ) -> Self {
         let mut add = Self::default();
-        let flavor = flavor(r);
+        let flavor = r.flavor.templates();
         if r.has_crd() && adds_resource {
             match r.group_mod_file() {
                 Some(group_mod) => {
@@ -138,7 +133,7 @@ impl Additions {
                 "inserts/samples_kustomization.yaml",
             );
         }
-        if let Flavor::External { source, .. } = &r.flavor {
+        if let Some(source) = source {
             add.external_types(r, source);
         }
         if r.controller {
@@ -235,7 +230,7 @@ impl Additions {
             // The CRD as `make manifests` writes it: this version joins the kind's CRD.
             let crd_file = r.crd_file();
             let existing = plan.read(&crd_file)?;
-            let rendered = templates.render(&format!("crd/{}.yaml", flavor(r)), ctx)?;
+            let rendered = templates.render(&format!("crd/{}.yaml", r.flavor.templates()), ctx)?;
             let crd = crd_with_version(existing.as_deref(), &rendered, &crd_file)?;
             match existing {
                 Some(_) => plan.update(crd_file, |_| Ok(crd))?,

@@ -1,13 +1,16 @@
 //! `rbuilder create api`: a custom resource (types, CRD, sample, RBAC roles) and its
 //! controller, registered at the project's markers; or a controller for a built-in type.
 //!
-//! The steps, in order: the arguments become a validated [`Resource`] (`resolve`), which must
-//! not clash with the project (`conflicts`); what it adds is declared as data (`files`) and
-//! planned, with the manager's role (`rules`); PROJECT records it (`record`).
+//! The steps, in order: the arguments become a [`Request`], the resource as PROJECT will record
+//! it (`resolve`; a replay of PROJECT makes one from its entry instead, `replay`); the
+//! [`Resource`] templates read is derived from that record (`Resource::of`) and must not clash
+//! with the project (`conflicts`); what it adds is declared as data (`files`) and planned, with
+//! the manager's role (`rules`); PROJECT records it (`record`).
 
 mod conflicts;
 mod files;
 mod record;
+mod replay;
 mod resolve;
 mod rules;
 
@@ -17,10 +20,13 @@ use anyhow::Result;
 
 use super::finish;
 use crate::cli::CreateApiArgs;
+use crate::external::External;
 use crate::model::{Flavor, Resource};
-use crate::project::{self, Project};
+use crate::project::{self, Project, Record};
 use crate::scaffold::{Plan, Templates, project_context};
 use files::Additions;
+
+pub(super) use replay::request as replay_request;
 
 /// The template folders `create api` renders from.
 const TEMPLATES: &[&str] = &[
@@ -34,18 +40,43 @@ const TEMPLATES: &[&str] = &[
     "samples/",
 ];
 
+/// What `create api` is asked to add, checked and typed.
+pub(super) struct Request {
+    /// The resource as PROJECT is to record it.
+    pub record: Record,
+    /// An external resource's types, translated from its CRD.
+    pub external: Option<External>,
+    /// False for `--resource=false` on one of the project's resources, which adds only its
+    /// controller.
+    pub adds_resource: bool,
+    /// Rewrite the resource's own files if they exist.
+    pub force: bool,
+}
+
 pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
     let (plan, next) = plan(root, &args)?;
     finish(plan, args.dry_run, &next)
 }
 
 /// What `create api` with `args` writes in the project at `root`, and what to do next.
-pub(super) fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> {
-    let mut project = Project::load(root)?;
-    let resource = resolve::resource(&project, args)?;
-    // --resource=false on one of the project's resources adds only its controller.
-    let adds_resource = args.resource;
-    conflicts::check(&project, &resource, adds_resource, args.force)?;
+fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> {
+    let project = Project::load(root)?;
+    let request = resolve::request(&project, args)?;
+    plan_request(root, project, request)
+}
+
+/// What adding `request` to `project` (the project at `root`) writes, and what to do next.
+pub(super) fn plan_request(
+    root: &Path,
+    mut project: Project,
+    request: Request,
+) -> Result<(Plan, String)> {
+    let resource = Resource::of(
+        &request.record,
+        project.multigroup,
+        request.external.as_ref(),
+    )?;
+    conflicts::check(&project, &resource, request.adds_resource, request.force)?;
 
     let first_version = project
         .versions_of(&resource.group, &resource.kind)
@@ -53,12 +84,13 @@ pub(super) fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> 
     let templates = Templates::load(TEMPLATES)?;
     let ctx = context(root, &project, &resource, first_version);
     let mut plan = Plan::new(root);
-    let additions = Additions::of(&resource, adds_resource, first_version);
-    additions.plan(&mut plan, &templates, &ctx, &resource, args.force)?;
+    let source = request.external.as_ref().map(|e| e.source.as_str());
+    let additions = Additions::of(&resource, source, request.adds_resource, first_version);
+    additions.plan(&mut plan, &templates, &ctx, &resource, request.force)?;
     if resource.controller {
-        rules::grant(&mut plan, &project, &resource, &templates, &ctx)?;
+        rules::grant(&mut plan, &project, &request.record, &templates)?;
     }
-    record::record(&mut project, &resource);
+    record::record(&mut project, request.record);
     plan.update(project::FILE, |_| project.to_yaml())?;
 
     let next = next_steps(&plan, &resource);

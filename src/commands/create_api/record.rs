@@ -1,41 +1,23 @@
 //! Recording a scaffolded resource in PROJECT, as kubebuilder does: its entry, and the
 //! deploy-image options of its controller.
 
-use crate::model::{Flavor, Resource};
-use crate::project::{
-    ApiEntry, BUILTIN_DOMAIN, DeployImageEntry, DeployImageOptions, DeployImagePlugin, Project,
-    ResourceEntry,
-};
+use crate::project::{DeployImageEntry, DeployImagePlugin, Project, Record, ResourceEntry};
 
-/// Records `r` in `project` (replacing its entry under --force).
-pub fn record(project: &mut Project, r: &Resource) {
-    let entry = ResourceEntry {
-        api: r.has_crd().then(|| ApiEntry {
-            crd_version: "v1".into(),
-            namespaced: r.namespaced,
-        }),
-        controller: r.controller,
-        domain: match &r.flavor {
-            Flavor::External { .. } => r.external_domain().to_owned(),
-            _ if r.has_crd() => project.domain.to_string(),
-            _ => BUILTIN_DOMAIN.into(),
-        },
-        external: matches!(r.flavor, Flavor::External { .. }),
-        group: r.group.clone(),
-        kind: r.kind.clone(),
-        path: match &r.flavor {
-            Flavor::External { path, .. } => Some(path.clone()),
-            _ => None,
-        },
-        plural: Some(r.plural.clone()),
-        short_names: r.short_names.clone(),
-        version: r.version.clone(),
-        webhooks: None,
-    };
+/// Records `added` in `project` (replacing its entry under --force).
+pub fn record(project: &mut Project, added: Record) {
+    let Record {
+        entry,
+        deploy_image,
+    } = added;
+    let (group, version, kind) = (
+        entry.group.clone(),
+        entry.version.clone(),
+        entry.kind.clone(),
+    );
     let existing = project
         .resources
         .iter_mut()
-        .find(|e| e.is(&r.group, &r.version, &r.kind));
+        .find(|e| e.is(&group, &version, &kind));
     match existing {
         Some(old) => {
             // --resource=false on an existing resource keeps its API; --controller adds one.
@@ -54,24 +36,19 @@ pub fn record(project: &mut Project, r: &Resource) {
     if let Some(plugin) = &mut project.plugins.deploy_image {
         plugin
             .resources
-            .retain(|e| !r.is(&e.group, &e.version, &e.kind));
+            .retain(|e| !(e.group == group && e.version == version && e.kind == kind));
     }
-    if let Flavor::DeployImage(d) = &r.flavor {
+    if let Some(options) = deploy_image {
         let plugin = project
             .plugins
             .deploy_image
             .get_or_insert_with(DeployImagePlugin::default);
         plugin.resources.push(DeployImageEntry {
             domain: project.domain.to_string(),
-            group: r.group.clone(),
-            kind: r.kind.clone(),
-            options: DeployImageOptions {
-                image: d.image.clone(),
-                container_command: (!d.command.is_empty()).then(|| d.command.join(",")),
-                container_port: d.port,
-                run_as_user: d.run_as_user,
-            },
-            version: r.version.clone(),
+            group,
+            kind,
+            options,
+            version,
         });
     }
     if project

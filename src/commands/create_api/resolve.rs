@@ -1,21 +1,20 @@
-//! From `create api`'s arguments to the resource to scaffold: every flag checked on its own,
-//! then against what the project already has (a kind's other versions, its controller).
+//! From `create api`'s arguments to the resource as PROJECT is to record it: every flag
+//! checked on its own, then against what the project already has (a kind's other versions, its
+//! controller). The flags' strings are parsed here and nowhere else.
 
 use anyhow::{Result, bail};
 
+use super::Request;
 use crate::cli::CreateApiArgs;
 use crate::external;
-use crate::model::{
-    CustomSpec, DeployImage, ExternalSpec, Flavor, Group, ImageReference, Kind, Plural, Resource,
-    ShortName, Version, builtin,
-};
-use crate::project::Project;
+use crate::model::{Group, ImageReference, Kind, Plural, ShortName, Version, builtin};
+use crate::project::{ApiEntry, DeployImageOptions, Project, Record, ResourceEntry};
 
 /// The value of kubebuilder's --plugins that selects the deploy-image template.
 const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
 
-/// Validates the arguments against the project into the resource to scaffold.
-pub fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
+/// Validates the arguments against the project into what to add.
+pub fn request(project: &Project, args: &CreateApiArgs) -> Result<Request> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
     if args.external_api_path.is_some() {
@@ -41,7 +40,7 @@ pub fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
             );
         }
         if builtin::is_builtin_group(&args.group) {
-            return builtin_type(project, args, version, kind);
+            return builtin_type(project, args);
         }
     }
 
@@ -86,30 +85,35 @@ pub fn resource(project: &Project, args: &CreateApiArgs) -> Result<Resource> {
         }
     }
 
-    let flavor = match deploy_image {
-        Some(d) => Flavor::DeployImage(d),
-        None => Flavor::Plain,
-    };
-    let spec = CustomSpec {
-        group,
-        version,
-        kind,
-        plural: names.plural,
-        namespaced: names.namespaced,
-        short_names: names.short_names,
+    let entry = ResourceEntry {
+        api: Some(ApiEntry {
+            crd_version: "v1".into(),
+            namespaced: names.namespaced,
+        }),
         controller,
-        flavor,
+        domain: project.domain.to_string(),
+        external: false,
+        group,
+        kind,
+        path: None,
+        plural: Some(names.plural),
+        short_names: names.short_names,
+        version,
+        webhooks: None,
     };
-    Resource::custom(spec, &project.domain, project.multigroup)
+    Ok(Request {
+        record: Record {
+            entry,
+            deploy_image,
+        },
+        external: None,
+        adds_resource: args.resource,
+        force: args.force,
+    })
 }
 
 /// A controller for one of Kubernetes' own types (`--resource=false` with a built-in group).
-fn builtin_type(
-    project: &Project,
-    args: &CreateApiArgs,
-    version: Version,
-    kind: Kind,
-) -> Result<Resource> {
+fn builtin_type(project: &Project, args: &CreateApiArgs) -> Result<Request> {
     // `--controller` (true) is accepted: kubebuilder users type `--resource=false
     // --controller`, and a controller is what this scaffolds (`--controller=false` was refused
     // above as nothing to scaffold).
@@ -142,7 +146,17 @@ fn builtin_type(
             b.kind
         );
     }
-    Resource::builtin(b, b.project_group()?, version, kind)
+    // `version` and `kind` are the type's own: `find` matched them.
+    let entry = ResourceEntry::of_builtin(&b, true)?;
+    Ok(Request {
+        record: Record {
+            entry,
+            deploy_image: None,
+        },
+        external: None,
+        adds_resource: false,
+        force: args.force,
+    })
 }
 
 /// Another project's custom resource, from its CRD (`--external-api-path`): its types and,
@@ -152,7 +166,7 @@ fn external_type(
     args: &CreateApiArgs,
     version: Version,
     kind: Kind,
-) -> Result<Resource> {
+) -> Result<Request> {
     let path = args.external_api_path.clone().unwrap_or_default();
     if args.resource {
         bail!(
@@ -173,17 +187,7 @@ fn external_type(
         );
     }
     let domain = args.external_api_domain.as_deref();
-    let file = match (&args.external_api_base, path.as_str()) {
-        // A replay of PROJECT (alpha generate, update) has no stdin to read.
-        (Some(_), "-") => bail!(
-            "the CRD of {kind} was read from stdin (path: - in PROJECT), which cannot be read \
-             again; save the CRD to a file in the project and set its path in PROJECT"
-        ),
-        (None, "-") => "-".to_owned(),
-        (Some(base), p) => base.join(p).display().to_string(),
-        (None, p) => p.to_owned(),
-    };
-    let text = external::read(&file)?;
+    let text = external::read(&path)?;
     let source = if path == "-" {
         "the CRD on stdin".to_owned()
     } else {
@@ -215,16 +219,17 @@ fn external_type(
         );
     }
     let plural = Plural::parse(&generated.plural)?;
-    Resource::external(ExternalSpec {
-        api_group: generated.group,
-        version,
-        kind,
-        plural,
-        namespaced: generated.namespaced,
-        controller: args.controller.unwrap_or(true),
-        crd_name: generated.crd_name,
-        path,
-        source: generated.source,
+    let controller = args.controller.unwrap_or(true);
+    let entry =
+        ResourceEntry::of_external(&generated.group, version, kind, plural, path, controller)?;
+    Ok(Request {
+        record: Record {
+            entry,
+            deploy_image: None,
+        },
+        external: Some(generated),
+        adds_resource: false,
+        force: args.force,
     })
 }
 
@@ -297,7 +302,7 @@ fn kind_names(
 }
 
 /// The deploy-image options, if --image or --plugins chose that template.
-fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
+fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImageOptions>> {
     if let Some(plugin) = &args.plugins
         && plugin != DEPLOY_IMAGE_PLUGIN
     {
@@ -328,12 +333,12 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
         }
         return Ok(None);
     };
-    let Some(reference) = ImageReference::parse(image) else {
+    if ImageReference::parse(image).is_none() {
         bail!(
             "invalid --image '{image}': an image reference is [registry[:port]/]path[:tag][@digest] \
              with a lower-case path, e.g. 'stefanprodan/podinfo:6.7.1'"
         );
-    };
+    }
     let port = match &args.image_container_port {
         Some(p) => match p.parse::<u16>() {
             Ok(port) if port >= 1 => Some(port),
@@ -355,9 +360,9 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
                      arguments separated by commas, none empty, e.g. 'memcached,-m=64,-v'"
                 );
             }
-            parts
+            Some(parts)
         }
-        None => Vec::new(),
+        None => None,
     };
     let run_as_user = match &args.run_as_user {
         Some(u) => match u.parse::<i64>() {
@@ -371,11 +376,11 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImage>> {
         },
         None => None,
     };
-    Ok(Some(DeployImage {
+    Ok(Some(DeployImageOptions {
         image: image.clone(),
-        updated_image: reference.with_another_tag(),
-        port,
-        command,
+        // As kubebuilder records it: the arguments joined by commas.
+        container_command: command.map(|parts| parts.join(",")),
+        container_port: port,
         run_as_user,
     }))
 }

@@ -7,63 +7,53 @@ use anyhow::Result;
 
 use crate::manifests::role_with_rules;
 use crate::model::Resource;
-use crate::project::{Project, ResourceEntry};
+use crate::project::{Project, Record};
 use crate::scaffold::{Plan, Templates};
 
 /// The role file, as the `manifests` binary writes it.
 const ROLE: &str = "config/rbac/role.yaml";
 
-/// Grants `r`'s controller (rendered with `ctx`) its rules in the role; takes back those of the
-/// controller it replaces, unless another controller of the project needs them.
+/// Grants the controller of `added` its rules in the role; takes back those of the controller
+/// it replaces, unless another controller of the project needs them.
 pub fn grant(
     plan: &mut Plan,
     project: &Project,
-    r: &Resource,
+    added: &Record,
     templates: &Templates,
-    ctx: &tera::Context,
 ) -> Result<()> {
-    let flavor = match r.flavor {
-        crate::model::Flavor::Plain => "plain",
-        crate::model::Flavor::DeployImage(_) => "deploy_image",
-        // A controller of a type the project does not define: the same rules.
-        crate::model::Flavor::Builtin { .. } | crate::model::Flavor::External { .. } => "builtin",
-    };
-    let mut rules = templates.render(&format!("rbac/rules/{flavor}.yaml"), ctx)?;
-    rules.push_str(&templates.render("rbac/rules/runtime.yaml", ctx)?);
+    let mut rules = controller_rules(added, templates)?;
     let mut revoked = String::new();
+    let entry = &added.entry;
     let replaced = project
-        .find(&r.group, &r.version, &r.kind)
-        .filter(|entry| entry.controller);
+        .find(&entry.group, &entry.version, &entry.kind)
+        .filter(|existing| existing.controller);
     if let Some(replaced) = replaced {
-        revoked = controller_rules(project, replaced, templates)?;
+        revoked = controller_rules(&project.record_of(replaced), templates)?;
         let others = project
             .resources
             .iter()
-            .filter(|e| e.controller && !r.is(&e.group, &e.version, &e.kind));
+            .filter(|e| e.controller && !e.is(&entry.group, &entry.version, &entry.kind));
         for other in others {
-            rules.push_str(&controller_rules(project, other, templates)?);
+            rules.push_str(&controller_rules(&project.record_of(other), templates)?);
         }
     }
     plan.update(ROLE, |role| role_with_rules(role, &rules, &revoked, ROLE))
 }
 
-/// The RBAC rules rbuilder scaffolded for the controller of a PROJECT entry.
-fn controller_rules(project: &Project, e: &ResourceEntry, templates: &Templates) -> Result<String> {
-    // A type without a CRD here (built-in or external) gets the rules of the builtin flavor.
-    let flavor = if e.is_builtin() {
-        "builtin"
-    } else if project.deploy_image(e).is_some() {
-        "deploy_image"
-    } else {
-        "plain"
-    };
-    let api_group = e.api_group();
-    let plural = e.plural_or_derived()?;
+/// The RBAC rules rbuilder scaffolds for the controller of the resource `record` describes.
+/// They name only its API group and plural, so they are rendered from those alone (an
+/// external resource's CRD need not be read again).
+fn controller_rules(record: &Record, templates: &Templates) -> Result<String> {
+    let entry = &record.entry;
     let mut ctx = tera::Context::new();
     ctx.insert(
         "resource",
-        &serde_json::json!({ "api_group": api_group, "plural": plural }),
+        &serde_json::json!({
+            "api_group": entry.api_group(),
+            "plural": entry.plural_or_derived()?,
+        }),
     );
-    let rules = templates.render(&format!("rbac/rules/{flavor}.yaml"), &ctx)?;
+    let template = Resource::templates_of(record);
+    let rules = templates.render(&format!("rbac/rules/{template}.yaml"), &ctx)?;
     Ok(rules + &templates.render("rbac/rules/runtime.yaml", &ctx)?)
 }

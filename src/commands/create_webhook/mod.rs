@@ -20,13 +20,11 @@ use anyhow::{Result, bail};
 
 use self::config::{plan_kustomize, plan_manifests};
 use self::record::{add_builtin_entry, record};
-use self::resolve::{
-    check_conflicts, check_storage_has_the_fields, resolve, resource_of, same_fields,
-};
+use self::resolve::{check_conflicts, check_storage_has_the_fields, resolve, same_fields};
 use super::finish;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::Builtin;
-use crate::model::{Group, Kind, Version};
+use crate::model::{Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{Plan, Templates, markers, project_context};
 
@@ -46,12 +44,15 @@ const WEBHOOK_MOD: &str = "src/webhook/mod.rs";
 const INTEGRATION_MAIN: &str = "tests/integration/main.rs";
 
 pub fn run(root: &Path, args: CreateWebhookArgs) -> Result<()> {
-    let (plan, next) = plan(root, &args)?;
+    let project = Project::load(root)?;
+    let request = resolve(&project, &args)?;
+    let (plan, next) = plan(root, project, &request, args.force)?;
     finish(plan, args.dry_run, &next)
 }
 
-/// What the command is asked to add.
-struct Request {
+/// What the command is asked to add, checked and typed: from the command line (`resolve`), or
+/// from a PROJECT being replayed ([`Request::replaying`]).
+pub(super) struct Request {
     group: Group,
     version: Version,
     kind: Kind,
@@ -62,12 +63,35 @@ struct Request {
     builtin: Option<Builtin>,
 }
 
-/// What `create webhook` with `args` writes in the project at `root`, and what to do next.
-pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, String)> {
-    let mut project = Project::load(root)?;
-    let request = resolve(&project, args)?;
+impl Request {
+    /// The webhooks PROJECT records for `entry`, to add them again.
+    pub(super) fn replaying(entry: &ResourceEntry, webhooks: &WebhooksEntry) -> Self {
+        Self {
+            group: entry.group.clone(),
+            version: entry.version.clone(),
+            kind: entry.kind.clone(),
+            defaulting: webhooks.defaulting,
+            validation: webhooks.validation,
+            spokes: if webhooks.conversion {
+                webhooks.spoke.clone()
+            } else {
+                Vec::new()
+            },
+            builtin: entry.builtin(),
+        }
+    }
+}
+
+/// What adding the webhooks of `request` to `project` (the project at `root`) writes, and what
+/// to do next; `force` rewrites the kind's webhook files.
+pub(super) fn plan(
+    root: &Path,
+    mut project: Project,
+    request: &Request,
+    force: bool,
+) -> Result<(Plan, String)> {
     if let Some(b) = &request.builtin {
-        add_builtin_entry(&mut project, &request, b)?;
+        add_builtin_entry(&mut project, request, b)?;
     }
     let Some(entry) = project
         .find(&request.group, &request.version, &request.kind)
@@ -76,14 +100,14 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         bail!("internal error: the resource vanished")
     };
     let existing = entry.webhooks.clone().unwrap_or_default();
-    check_conflicts(&project, &entry, &existing, &request, args.force)?;
+    check_conflicts(&project, &entry, &existing, request, force)?;
 
     check_storage_has_the_fields(&project, &entry, &request.spokes)?;
-    let resource = resource_of(&project, &entry)?;
+    let resource = Resource::of(&project.record_of(&entry), project.multigroup, None)?;
     // The kind's admission webhooks share one file: with --force it is rewritten with those it
     // had and those asked for.
-    let defaulting = request.defaulting || (existing.defaulting && args.force);
-    let validation = request.validation || (existing.validation && args.force);
+    let defaulting = request.defaulting || (existing.defaulting && force);
+    let validation = request.validation || (existing.validation && force);
     let admission = request.defaulting || request.validation;
     let conversion = !request.spokes.is_empty();
 
@@ -112,7 +136,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             resource.version, resource.module.file
         );
         let text = templates.render("webhook/kind.rs", &ctx)?;
-        write(&mut plan, &file, text, args.force)?;
+        write(&mut plan, &file, text, force)?;
         files.push(file);
         insert(
             &mut plan,
@@ -127,7 +151,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         if request.builtin.is_none() {
             let test = templates.render("integration/webhooks.rs", &ctx)?;
             let path = resource.webhooks_test_file();
-            integration_test(&mut plan, &templates, &ctx, path, test, args.force)?;
+            integration_test(&mut plan, &templates, &ctx, path, test, force)?;
             let module = "inserts/integration_webhooks.rs";
             insert(
                 &mut plan,
@@ -154,7 +178,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         );
         let file = format!("src/webhook/{spoke}/{}_conversion.rs", resource.module.file);
         let text = templates.render("webhook/conversion.rs", &ctx)?;
-        write(&mut plan, &file, text, args.force)?;
+        write(&mut plan, &file, text, force)?;
         files.push(file);
         insert(
             &mut plan,
@@ -177,7 +201,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
         );
         let test = templates.render("integration/conversion.rs", &ctx)?;
         let path = resource.conversion_test_file(spoke);
-        integration_test(&mut plan, &templates, &ctx, path, test, args.force)?;
+        integration_test(&mut plan, &templates, &ctx, path, test, force)?;
         let module = "inserts/integration_conversion.rs";
         insert(
             &mut plan,
@@ -199,7 +223,7 @@ pub(super) fn plan(root: &Path, args: &CreateWebhookArgs) -> Result<(Plan, Strin
             ..WebhooksEntry::default()
         },
     );
-    record(&mut project, &request);
+    record(&mut project, request);
     list_registrations(&mut plan, &project, &added)?;
 
     plan.update(project::FILE, |_| project.to_yaml())?;

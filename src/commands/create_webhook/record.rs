@@ -3,9 +3,8 @@
 use anyhow::Result;
 
 use super::Request;
-use crate::model::Plural;
 use crate::model::builtin::Builtin;
-use crate::project::{BUILTIN_DOMAIN, Project, ResourceEntry, WebhooksEntry};
+use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
 /// A built-in type gets webhooks whether or not the project has a controller for it: its
 /// PROJECT entry, without a controller, is made here if need be, as kubebuilder makes it.
@@ -20,19 +19,7 @@ pub(super) fn add_builtin_entry(
     {
         return Ok(());
     }
-    project.resources.push(ResourceEntry {
-        api: None,
-        controller: false,
-        domain: BUILTIN_DOMAIN.to_owned(),
-        external: false,
-        group: request.group.clone(),
-        kind: request.kind.clone(),
-        path: None,
-        plural: Some(Plural::parse(b.plural)?),
-        short_names: Vec::new(),
-        version: request.version.clone(),
-        webhooks: None,
-    });
+    project.resources.push(ResourceEntry::of_builtin(b, false)?);
     Ok(())
 }
 

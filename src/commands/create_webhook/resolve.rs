@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use super::Request;
 use crate::cli::CreateWebhookArgs;
 use crate::model::builtin::{self, Builtin};
-use crate::model::{CustomSpec, DeployImage, Flavor, Group, Kind, Resource, Version};
+use crate::model::{Group, Kind, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
 /// Checks the arguments, and that the kind (and its spokes) are the project's.
@@ -296,42 +296,4 @@ pub(super) fn check_storage_has_the_fields(
         );
     }
     Ok(())
-}
-
-/// The resource of `entry`, for the templates.
-pub(super) fn resource_of(project: &Project, entry: &ResourceEntry) -> Result<Resource> {
-    if let Some(b) = entry.builtin() {
-        let r = Resource::builtin(
-            b,
-            entry.group.clone(),
-            entry.version.clone(),
-            entry.kind.clone(),
-        )?;
-        return Ok(Resource {
-            controller: entry.controller,
-            ..r
-        });
-    }
-    let flavor = match project.deploy_image(entry) {
-        Some(d) => Flavor::DeployImage(DeployImage {
-            image: d.options.image.clone(),
-            updated_image: d.options.image.clone(),
-            port: d.options.container_port,
-            command: Vec::new(),
-            run_as_user: d.options.run_as_user,
-        }),
-        None => Flavor::Plain,
-    };
-    let plural = entry.plural_or_derived()?;
-    let spec = CustomSpec {
-        group: entry.group.clone(),
-        version: entry.version.clone(),
-        kind: entry.kind.clone(),
-        plural,
-        namespaced: entry.namespaced(),
-        short_names: entry.short_names.clone(),
-        controller: entry.controller,
-        flavor,
-    };
-    Resource::custom(spec, &project.domain, project.multigroup)
 }

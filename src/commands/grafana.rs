@@ -71,8 +71,9 @@ enum MetricType {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Config {
+    /// kubebuilder's own file leaves the list empty, every example commented out: `null`.
     #[serde(default)]
-    custom_metrics: Vec<CustomMetric>,
+    custom_metrics: Option<Vec<CustomMetric>>,
 }
 
 fn custom_metrics(text: &str) -> Result<Vec<CustomMetric>> {
@@ -86,14 +87,11 @@ fn custom_metrics(text: &str) -> Result<Vec<CustomMetric>> {
             yaml_error(&e)
         )
     })?;
-    if let Some(m) = config
-        .custom_metrics
-        .iter()
-        .find(|m| m.metric.trim().is_empty())
-    {
+    let metrics = config.custom_metrics.unwrap_or_default();
+    if let Some(m) = metrics.iter().find(|m| m.metric.trim().is_empty()) {
         bail!("{CONFIG}: a custom metric has an empty name ({m:?}); give each one its metric name");
     }
-    Ok(config.custom_metrics)
+    Ok(metrics)
 }
 
 /// A dashboard with one panel per custom metric.
@@ -164,6 +162,9 @@ mod tests {
             "bytes"
         );
         assert!(custom_metrics("customMetrics: []\n").unwrap().is_empty());
+        // As kubebuilder writes it, every example commented out.
+        let kubebuilder = "---\ncustomMetrics:\n#  - metric: # Raw custom metric (required)\n";
+        assert!(custom_metrics(kubebuilder).unwrap().is_empty());
         assert!(custom_metrics("customMetrics:\n- metric: x\n  type: summary\n").is_err());
     }
 }

@@ -2,6 +2,7 @@
 //! built from them. Nothing here touches the disk.
 
 pub mod builtin;
+pub mod deploy_image;
 mod image;
 mod names;
 mod plural;

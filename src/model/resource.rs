@@ -6,6 +6,7 @@
 use anyhow::{Result, bail};
 use serde::Serialize;
 
+use super::deploy_image::IMAGE_RULE;
 use super::image::ImageReference;
 use super::names::{Group, Kind, Plural, ShortName, Version};
 use super::rust_names::RustModule;
@@ -65,11 +66,7 @@ impl DeployImage {
     /// the image the e2e test updates to.
     fn of(options: &DeployImageOptions) -> Result<Self> {
         let Some(reference) = ImageReference::parse(&options.image) else {
-            bail!(
-                "invalid image '{}': an image reference is [registry[:port]/]path[:tag][@digest] \
-                 with a lower-case path, e.g. 'stefanprodan/podinfo:6.7.1'",
-                options.image
-            );
+            bail!("invalid image '{}': {IMAGE_RULE}", options.image);
         };
         let command = match &options.container_command {
             Some(command) => command.split(',').map(|s| s.trim().to_owned()).collect(),

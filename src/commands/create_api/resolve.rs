@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use super::Request;
 use crate::cli::CreateApiArgs;
 use crate::external;
-use crate::model::{Group, ImageReference, Kind, Plural, ShortName, Version, builtin};
+use crate::model::{Group, Kind, Plural, ShortName, Version, builtin, deploy_image};
 use crate::project::{ApiEntry, DeployImageOptions, Project, Record, ResourceEntry};
 
 /// The value of kubebuilder's --plugins that selects the deploy-image template.
@@ -333,46 +333,27 @@ fn deploy_image(args: &CreateApiArgs) -> Result<Option<DeployImageOptions>> {
         }
         return Ok(None);
     };
-    if ImageReference::parse(image).is_none() {
-        bail!(
-            "invalid --image '{image}': an image reference is [registry[:port]/]path[:tag][@digest] \
-             with a lower-case path, e.g. 'stefanprodan/podinfo:6.7.1'"
-        );
+    if let Err(why) = deploy_image::image(image) {
+        bail!("invalid --image '{image}': {why}");
     }
     let port = match &args.image_container_port {
-        Some(p) => match p.parse::<u16>() {
-            Ok(port) if port >= 1 => Some(port),
-            _ => bail!(
-                "invalid --image-container-port '{p}': a port is a number from 1 to 65535, e.g. 8080"
-            ),
+        Some(p) => match deploy_image::port(p) {
+            Ok(port) => Some(port),
+            Err(why) => bail!("invalid --image-container-port '{p}': {why}"),
         },
         None => None,
     };
     let command = match &args.image_container_command {
-        Some(c) => {
-            let parts: Vec<String> = c.split(',').map(|s| s.trim().to_owned()).collect();
-            if parts
-                .iter()
-                .any(|p| p.is_empty() || p.chars().any(char::is_control))
-            {
-                bail!(
-                    "invalid --image-container-command '{c}': give the command and its \
-                     arguments separated by commas, none empty, e.g. 'memcached,-m=64,-v'"
-                );
-            }
-            Some(parts)
-        }
+        Some(c) => match deploy_image::command(c) {
+            Ok(parts) => Some(parts),
+            Err(why) => bail!("invalid --image-container-command '{c}': {why}"),
+        },
         None => None,
     };
     let run_as_user = match &args.run_as_user {
-        Some(u) => match u.parse::<i64>() {
-            // 0 is root, which runAsNonRoot (the restricted standard) refuses to start.
-            // Kubernetes takes user IDs up to 2^31 - 1.
-            Ok(uid) if (1..=i64::from(i32::MAX)).contains(&uid) => Some(uid),
-            _ => bail!(
-                "invalid --run-as-user '{u}': a user ID is a whole number from 1 (not root) to \
-                 2147483647, e.g. 1001"
-            ),
+        Some(u) => match deploy_image::run_as_user(u) {
+            Ok(uid) => Some(uid),
+            Err(why) => bail!("invalid --run-as-user '{u}': {why}"),
         },
         None => None,
     };

@@ -235,17 +235,25 @@ pub struct UpdateArgs {
 #[derive(Debug, Subcommand)]
 pub enum AlphaCommand {
     /// Scaffold the project anew from its PROJECT file into another folder (replaying init and
-    /// every create api), to compare it with what rbuilder writes today
+    /// every create api), to compare it with what rbuilder writes today; or migrate a
+    /// kubebuilder project (layout go.kubebuilder.io/v4) to Rust
     #[command(
-        after_help = "Example:\n  rbuilder alpha generate --output-dir ../example-fresh\n  \
-                            diff -r . ../example-fresh"
+        after_help = "Examples:\n  rbuilder alpha generate --output-dir ../example-fresh\n  \
+                      diff -r . ../example-fresh\n  \
+                      rbuilder alpha generate --input-dir ../my-go-operator --output-dir ../my-rust-operator\n\n\
+                      Given a kubebuilder project, it writes the Rust project with the same kinds, \
+                      versions, controllers,\nwebhooks, conversion spokes and plugins, and lists \
+                      what it left out, each with what to run instead.\n\
+                      Exit status: 0 when everything was carried over; 3 when the project was \
+                      written but something\nwas left out (listed); 1 on an error (nothing \
+                      written)."
     )]
     Generate(GenerateArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
-    /// The project to read PROJECT from
+    /// The project to read PROJECT from: an rbuilder project, or a kubebuilder project to migrate
     #[arg(long, default_value = ".")]
     pub input_dir: PathBuf,
     /// Where to scaffold it: a new or empty folder

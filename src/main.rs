@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod external;
+mod kubebuilder;
 mod license;
 mod manifests;
 mod model;
@@ -18,7 +19,8 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match commands::run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(commands::Outcome::Done) => ExitCode::SUCCESS,
+        Ok(commands::Outcome::LeftOut) => ExitCode::from(commands::Outcome::LEFT_OUT_STATUS),
         Err(e) => {
             // `{:#}` prints the whole chain on one line: "context: cause: cause".
             eprintln!("error: {e:#}");

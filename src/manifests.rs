@@ -65,7 +65,7 @@ pub struct AdmissionWebhook<'a> {
 
 impl AdmissionWebhook<'_> {
     /// The runtime's `Webhook::path`.
-    fn path(&self) -> String {
+    pub fn path(&self) -> String {
         let prefix = if self.mutating { "mutate" } else { "validate" };
         let group = self.api_group.replace('.', "-");
         format!(

@@ -441,8 +441,9 @@ fn check_layout(text: &str) -> Result<()> {
     {
         bail!(
             "it is a kubebuilder project (layout {layouts}), which rbuilder cannot extend: it \
-             scaffolds Rust, not Go. Use kubebuilder in this folder, or start a Rust operator \
-             with `rbuilder init` in a new folder"
+             scaffolds Rust, not Go. Use kubebuilder in this folder; or migrate the project to \
+             Rust with `rbuilder alpha generate --input-dir <this folder> --output-dir <a new \
+             folder>`, or start a Rust operator with `rbuilder init` in a new folder"
         );
     }
     bail!(

@@ -327,6 +327,7 @@ const TREES: &[&str] = &[
     "conversion-only",
     "kind-names",
     "external",
+    "project-v4-with-plugins",
 ];
 
 #[test]
@@ -537,6 +538,14 @@ fn conversion_only() {
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn kind_names() {
     check_tree("kind-names");
+}
+
+/// A kubebuilder project (kubebuilder's own testdata/project-v4-with-plugins) migrated to Rust
+/// by `alpha generate`: it builds, tests and renders like a project rbuilder made.
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn migrated_project_v4_with_plugins() {
+    check_tree("project-v4-with-plugins");
 }
 
 /// Controllers for other projects' resources: the project builds and passes its checks, and

@@ -2,48 +2,143 @@
 //! `init` and every `create api` in the order PROJECT lists them, into another folder. A user
 //! diffs their project against it to see what rbuilder would write today. `update` uses the
 //! same replay to tell which of the user's files a new scaffold would write differently.
+//!
+//! Given a kubebuilder project, it migrates it: its PROJECT becomes an rbuilder PROJECT
+//! (`crate::kubebuilder`), replayed the same way, and what could not be carried over is listed
+//! at the end, with the exit status [`Outcome::LeftOut`] (the project is written all the same).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{create_api, create_webhook, grafana, init, say};
+use super::{Outcome, create_api, create_webhook, grafana, init, say};
 use crate::cli::GenerateArgs;
-use crate::project::Project;
-use crate::scaffold::{Plan, project_context};
+use crate::kubebuilder::{self, GO_V4};
+use crate::project::{FILE, Project};
+use crate::scaffold::{Plan, context_with_header, project_context};
 
-pub fn run(root: &Path, args: GenerateArgs) -> Result<()> {
+pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
     let input = root.join(&args.input_dir);
-    let project = Project::load(&input)?;
+    let source = Source::read(&input)?;
+    let project = source.project();
     let output = root.join(&args.output_dir);
     check_output(&input, &output)?;
+    let from = match &source {
+        Source::Rbuilder(_) => args.input_dir.join(FILE).display().to_string(),
+        Source::Kubebuilder(_) => format!(
+            "the kubebuilder project {} ({GO_V4})",
+            args.input_dir.join(FILE).display()
+        ),
+    };
+    let boilerplate = source.boilerplate();
     if args.dry_run {
         let scratch = Scratch::new()?;
-        replay(&input, &project, scratch.path())?;
+        replay_with(&input, project, scratch.path(), boilerplate)?;
         say(&format!(
-            "would generate {} from {}: {}\ndry run: nothing was written\n",
+            "would generate {} from {from}: {}\n{}dry run: nothing was written\n",
             args.output_dir.display(),
-            args.input_dir.join(crate::project::FILE).display(),
-            commands(&project)
+            commands(project),
+            source.left_out_report(),
         ));
-        return Ok(());
+        return Ok(source.outcome());
     }
+    let existed = output.exists();
     std::fs::create_dir_all(&output)
         .with_context(|| format!("cannot create {}", output.display()))?;
-    if let Err(error) = replay(&input, &project, &output) {
-        // Leave no half-made project behind.
-        let _ = std::fs::remove_dir_all(&output);
+    if let Err(error) = replay_with(&input, project, &output, boilerplate) {
+        // Leave no half-made project behind, and the folder as it was.
+        if existed {
+            empty(&output);
+        } else {
+            let _ = std::fs::remove_dir_all(&output);
+        }
         return Err(error);
     }
+    let next = match &source {
+        Source::Rbuilder(_) => format!(
+            "Compare: diff -r {} {}\n",
+            args.input_dir.display(),
+            args.output_dir.display(),
+        ),
+        Source::Kubebuilder(_) => format!(
+            "{}The Go code is not translated: rbuilder's docs/migrating-from-kubebuilder.md \
+             says where each Go file's logic goes in the Rust project.\n\
+             Next: cd {} && make test\n",
+            source.left_out_report(),
+            args.output_dir.display(),
+        ),
+    };
     say(&format!(
-        "generated {} from {}: {}\nCompare: diff -r {} {}\n",
+        "generated {} from {from}: {}\n{next}",
         args.output_dir.display(),
-        args.input_dir.join(crate::project::FILE).display(),
-        commands(&project),
-        args.input_dir.display(),
-        args.output_dir.display(),
+        commands(project),
     ));
-    Ok(())
+    Ok(source.outcome())
+}
+
+/// What `alpha generate` scaffolds: an rbuilder project's PROJECT, or a kubebuilder project's,
+/// migrated.
+enum Source {
+    Rbuilder(Project),
+    Kubebuilder(kubebuilder::Migration),
+}
+
+impl Source {
+    /// The project at `input`: a kubebuilder project if its PROJECT says so, else rbuilder's
+    /// (with rbuilder's messages when it is neither).
+    fn read(input: &Path) -> Result<Self> {
+        if let Ok(text) = std::fs::read_to_string(input.join(FILE))
+            && kubebuilder::is_kubebuilder(&text)
+        {
+            return Ok(Self::Kubebuilder(kubebuilder::migrate(input, &text)?));
+        }
+        Ok(Self::Rbuilder(Project::load(input)?))
+    }
+
+    fn project(&self) -> &Project {
+        match self {
+            Source::Rbuilder(project) => project,
+            Source::Kubebuilder(migration) => &migration.project,
+        }
+    }
+
+    /// The license header to scaffold with.
+    fn boilerplate(&self) -> Header {
+        match self {
+            Source::Rbuilder(_) => Header::Input,
+            Source::Kubebuilder(migration) => match &migration.boilerplate {
+                Some(text) => Header::Text(text.clone()),
+                None => Header::Settings,
+            },
+        }
+    }
+
+    /// What a migration left out, listed; nothing for an rbuilder project.
+    fn left_out_report(&self) -> String {
+        match self {
+            Source::Rbuilder(_) => String::new(),
+            Source::Kubebuilder(migration) => kubebuilder::report(&migration.left_out),
+        }
+    }
+
+    fn outcome(&self) -> Outcome {
+        match self {
+            Source::Kubebuilder(migration) if !migration.left_out.is_empty() => Outcome::LeftOut,
+            _ => Outcome::Done,
+        }
+    }
+}
+
+/// Deletes what is in `dir`, keeping `dir`.
+fn empty(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let _ = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+    }
 }
 
 /// The commands a replay runs: `init and 3 create api`, `init, 1 create api and 1 create webhook`.
@@ -100,12 +195,31 @@ fn check_output(input: &Path, output: &Path) -> Result<()> {
 /// webhooks. Each command gets its request from the entry itself, typed: no command line is
 /// rebuilt and parsed again.
 pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<()> {
+    replay_with(input, project, output, Header::Input)
+}
+
+/// The license header a replay writes.
+enum Header {
+    /// The input's `hack/boilerplate.txt` (an rbuilder project's, which every command reads).
+    Input,
+    /// This text (a migrated project's, from its `hack/boilerplate.go.txt`).
+    Text(String),
+    /// The header made from the project's settings.
+    Settings,
+}
+
+/// [`replay`], with the license header `header`.
+fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -> Result<()> {
     let mut fresh = project.clone();
     fresh.resources.clear();
     fresh.plugins = Default::default();
     fresh.cli_version = Some(crate::project::CLI_VERSION.to_owned());
     // The license header of the project's files, not this year's.
-    let ctx = project_context(input, &fresh);
+    let ctx = match header {
+        Header::Input => project_context(input, &fresh),
+        Header::Text(text) => context_with_header(&fresh, Some(text)),
+        Header::Settings => context_with_header(&fresh, None),
+    };
     init::plan(output, &fresh, &ctx)?.apply()?;
     for entry in project.resources.iter().filter(|e| e.made_by_create_api()) {
         let replayed = || -> Result<()> {

@@ -19,7 +19,29 @@ use crate::cli::{AlphaCommand, Cli, Command, CreateCommand};
 use crate::scaffold::Plan;
 use crate::versions::VERSIONS;
 
-pub fn run(cli: Cli) -> Result<()> {
+/// How a command that succeeded ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything asked for was done: exit status 0.
+    Done,
+    /// `alpha generate` migrated a kubebuilder project and wrote it, but left out what it
+    /// lists: exit status [`Outcome::LEFT_OUT_STATUS`], so that a script notices.
+    LeftOut,
+}
+
+impl Outcome {
+    /// The exit status of [`Outcome::LeftOut`]; 1 is an error (and then nothing was written).
+    pub const LEFT_OUT_STATUS: u8 = 3;
+}
+
+pub fn run(cli: Cli) -> Result<Outcome> {
+    if let Command::Alpha(AlphaCommand::Generate(args)) = cli.command {
+        return generate::run(&current_dir()?, args);
+    }
+    run_command(cli).map(|()| Outcome::Done)
+}
+
+fn run_command(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Init(args) => init::run(&current_dir()?, args),
         Command::Create(CreateCommand::Api(args)) | Command::CreateApi(args) => {
@@ -28,7 +50,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Create(CreateCommand::Webhook(args)) => create_webhook::run(&current_dir()?, args),
         Command::Edit(args) => edit::run(&current_dir()?, args),
         Command::Update(args) => update::run(&current_dir()?, args),
-        Command::Alpha(AlphaCommand::Generate(args)) => generate::run(&current_dir()?, args),
+        Command::Alpha(AlphaCommand::Generate(_)) => unreachable!("run handles alpha generate"),
         Command::Version => {
             print!("{}", version_text());
             Ok(())

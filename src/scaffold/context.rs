@@ -14,12 +14,19 @@ pub const BOILERPLATE: &str = "hack/boilerplate.txt";
 /// header is the project's `hack/boilerplate.txt` when it has one (as in kubebuilder: edit it
 /// to change the header of the files scaffolded from then on), else made from its settings.
 pub fn project_context(root: &Path, project: &Project) -> tera::Context {
+    let boilerplate = std::fs::read_to_string(root.join(BOILERPLATE)).ok();
+    context_with_header(project, boilerplate)
+}
+
+/// The variables every template can use, with `boilerplate` as the license header (that of a
+/// project being migrated, say), or, without one, the header made from the project's settings.
+pub fn context_with_header(project: &Project, boilerplate: Option<String>) -> tera::Context {
     let mut ctx = tera::Context::new();
     let owner = project
         .owner
         .clone()
         .unwrap_or_else(|| format!("The {} Authors", project.project_name));
-    let boilerplate = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_else(|_| {
+    let boilerplate = boilerplate.unwrap_or_else(|| {
         license::boilerplate(project.license, &owner, license::copyright_year())
     });
     let header: String = boilerplate

@@ -7,6 +7,6 @@ pub mod owned;
 mod plan;
 mod templates;
 
-pub use context::project_context;
+pub use context::{context_with_header, project_context};
 pub use plan::Plan;
 pub use templates::Templates;

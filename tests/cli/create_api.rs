@@ -104,6 +104,7 @@ fn create_api_needs_a_project() {
         DEMO,
         &[
             "kubebuilder project (layout go.kubebuilder.io/v4)",
+            "rbuilder alpha generate --input-dir",
             "rbuilder init",
         ],
     );

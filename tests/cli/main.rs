@@ -12,6 +12,7 @@ mod docs;
 mod edit;
 mod external;
 mod init;
+mod migrate;
 mod update;
 
 use std::fs;

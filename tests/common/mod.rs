@@ -39,13 +39,19 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
 
 /// A new folder named `name` (the project name comes from it) inside a temporary folder,
 /// beside `crds`, a link to `testdata/crds`: commands give CRDs as `../crds/...`, the path
-/// that also works from a golden tree (`testdata/<tree>`).
+/// that also works from a golden tree (`testdata/<tree>`); and beside `kubebuilder-projects`,
+/// a link to kubebuilder's projects that `alpha generate` migrates.
 pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join(name);
     std::fs::create_dir(&dir).expect("create project folder");
-    std::os::unix::fs::symlink(repo().join("testdata/crds"), tmp.path().join("crds"))
-        .expect("link testdata/crds");
+    for linked in ["crds", "kubebuilder-projects"] {
+        std::os::unix::fs::symlink(
+            repo().join("testdata").join(linked),
+            tmp.path().join(linked),
+        )
+        .expect("link a folder of testdata");
+    }
     (tmp, dir)
 }
 
@@ -128,6 +134,19 @@ pub fn run(dir: &Path, line: &str) -> assert_cmd::assert::Assert {
     rbuilder(dir, &args)
 }
 
+/// A command line of `testdata/variants.txt` and the exit status it must end with: 0, or the
+/// status written before it in brackets (`[3] alpha generate ...`: a migration that leaves
+/// something out).
+pub fn expected_status(line: &str) -> (i32, &str) {
+    if let Some(rest) = line.strip_prefix('[')
+        && let Some((status, command)) = rest.split_once("] ")
+        && let Ok(status) = status.parse()
+    {
+        return (status, command);
+    }
+    (0, line)
+}
+
 /// A golden tree of `testdata/variants.txt`: a folder of the repository, and the commands that
 /// make it.
 pub struct Variant {
@@ -145,11 +164,13 @@ impl Variant {
 
     /// Runs the variant's commands in `dir`, a new folder named [`Self::name`].
     pub fn scaffold(&self, dir: &Path) {
-        for command in &self.commands {
+        for line in &self.commands {
+            let (status, command) = expected_status(line);
             let out = run(dir, command).get_output().clone();
             assert!(
-                out.status.success(),
-                "`rbuilder {command}` failed for {}:\n{}",
+                out.status.code() == Some(status),
+                "`rbuilder {command}` ended with {} for {}, not {status}:\n{}",
+                out.status,
                 self.path,
                 String::from_utf8_lossy(&out.stderr)
             );

@@ -1,0 +1,309 @@
+//! `rbuilder alpha generate` on a kubebuilder project: a Rust project with the same kinds,
+//! versions, controllers, webhooks, conversion spokes and plugins, and what could not be
+//! carried over listed at the end, with exit status 3. The inputs are kubebuilder's own test
+//! projects (`testdata/kubebuilder-projects`, see its README).
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{assert_rejected, assert_same_tree, project_dir, rbuilder, repo, snapshot};
+use crate::read;
+
+/// The exit status of a migration that left something out.
+const LEFT_OUT: i32 = 3;
+
+/// kubebuilder's test project `name`.
+fn fixture(name: &str) -> PathBuf {
+    repo().join("testdata/kubebuilder-projects").join(name)
+}
+
+/// Migrates kubebuilder's project `name` into a new folder; returns the folder, its parent (to
+/// keep), and what rbuilder printed.
+fn migrate(name: &str) -> (tempfile::TempDir, PathBuf, String) {
+    let (tmp, _) = project_dir("unused");
+    let out = tmp.path().join("rust");
+    let input = fixture(name);
+    let args = [
+        "alpha",
+        "generate",
+        "--input-dir",
+        input.to_str().unwrap(),
+        "--output-dir",
+        out.to_str().unwrap(),
+    ];
+    let output = rbuilder(tmp.path(), &args)
+        .code(LEFT_OUT)
+        .get_output()
+        .clone();
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        tmp,
+        out,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// Asserts that `stdout` lists exactly `left_out` (each item's first line), in order.
+fn assert_left_out(stdout: &str, left_out: &[&str]) {
+    let listed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  - "))
+        .collect();
+    assert_eq!(listed, left_out, "{stdout}");
+    let header = format!(
+        "Left out ({}), each with why and what to do instead:",
+        left_out.len()
+    );
+    assert!(stdout.contains(&header), "{stdout}");
+    // Each with what to do instead.
+    let instead = stdout
+        .lines()
+        .filter(|l| l.starts_with("    instead: "))
+        .count();
+    assert_eq!(instead, left_out.len(), "{stdout}");
+}
+
+/// The migrated project is an rbuilder project like any other: `alpha generate` replays its
+/// PROJECT into the same files.
+fn assert_replays(tmp: &Path, out: &Path) {
+    let again = tmp.join("again");
+    let args = [
+        "alpha",
+        "generate",
+        "--input-dir",
+        out.to_str().unwrap(),
+        "--output-dir",
+        again.to_str().unwrap(),
+    ];
+    rbuilder(tmp, &args).success();
+    assert_same_tree(
+        &snapshot(out),
+        &snapshot(&again),
+        "the migrated project, replayed",
+    );
+}
+
+fn assert_files(dir: &Path, files: &[&str]) {
+    for file in files {
+        assert!(dir.join(file).is_file(), "{file} is missing");
+    }
+}
+
+#[test]
+fn project_v4_is_carried_over_but_a_second_controller_external_types_and_custom_paths() {
+    let (tmp, out, stdout) = migrate("project-v4");
+    assert!(
+        stdout.contains("init, 6 create api and 6 create webhook"),
+        "{stdout}"
+    );
+    assert_left_out(
+        &stdout,
+        &[
+            "crew/v1 Captain: its second controller, captain-backup",
+            "cert-manager.io/v1 Certificate: its controller",
+            "cert-manager.io/v1 Issuer: its webhooks",
+            "crew/v1 Sailor: the path /custom-mutate-sailor of its defaulting webhook",
+            "crew/v1 Sailor: the path /custom-validate-sailor of its validating webhook",
+            "crew/v1 Admiral: the path /custom-validate-admiral of its validating webhook",
+        ],
+    );
+    // What to run instead names the command.
+    assert!(
+        stdout.contains(
+            "`rbuilder create api --group cert-manager --external-api-domain io --version v1 \
+             --kind Certificate --resource=false --external-api-path <the CRD file>`"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("/validate-crew-testproject-org-v1-admiral"),
+        "{stdout}"
+    );
+    assert_files(
+        &out,
+        &[
+            "src/api/v1/captain.rs",
+            "src/controller/captain.rs",
+            "src/webhook/v1/captain.rs",
+            // FirstMate: v1 the hub, v2 a spoke without a controller.
+            "src/api/v2/first_mate.rs",
+            "src/webhook/v2/first_mate_conversion.rs",
+            "src/webhook/v1/sailor.rs",
+            // Admiral: cluster-scoped, kubebuilder's plural.
+            "config/crd/bases/crew.testproject.org_admirales.yaml",
+            "src/controller/navigator.rs",
+            // Webhooks for built-in types, without controllers.
+            "src/webhook/v1/pod.rs",
+            "src/webhook/v1/deployment.rs",
+        ],
+    );
+    // One controller reconciles FirstMate in both versions.
+    assert_files(&out, &["src/controller/first_mate.rs"]);
+    let admiral = read(&out, "config/crd/bases/crew.testproject.org_admirales.yaml");
+    assert!(admiral.contains("scope: Cluster"), "{admiral}");
+    let project = read(&out, "PROJECT");
+    assert!(!project.contains("cert-manager"), "{project}");
+    assert!(
+        project.contains("owner: The Kubernetes authors"),
+        "{project}"
+    );
+    // The license header is the Go project's, its YEAR filled in.
+    let header = read(&out, "hack/boilerplate.txt");
+    assert!(
+        header.starts_with(
+            "Copyright 2026 The Kubernetes authors.\n\nLicensed under the Apache License"
+        ),
+        "{header}"
+    );
+    assert_replays(tmp.path(), &out);
+}
+
+#[test]
+fn project_v4_multigroup_is_carried_over_but_a_kind_name_in_a_second_group() {
+    let (tmp, out, stdout) = migrate("project-v4-multigroup");
+    assert!(
+        stdout.contains("init, 14 create api and 7 create webhook"),
+        "{stdout}"
+    );
+    assert_left_out(
+        &stdout,
+        &[
+            "crew/v1 Captain: its second controller, captain-backup",
+            "fiz/v1 Bar",
+            "cert-manager.io/v1 Certificate: its controller",
+            "cert-manager.io/v1 Issuer: its webhooks",
+        ],
+    );
+    assert_files(
+        &out,
+        &[
+            "src/api/crew/v1/captain.rs",
+            "src/api/ship/v2alpha1/cruiser.rs",
+            "src/api/sea_creatures/v1beta2/leviathan.rs",
+            "src/api/foo_policy/v1/health_check_policy.rs",
+            "src/api/foo/v1/bar.rs",
+            "src/api/example_com/v1alpha1/memcached.rs",
+            "src/webhook/v2/wordpress_conversion.rs",
+            // A controller for a built-in type, with its webhooks.
+            "src/controller/deployment.rs",
+            "src/webhook/v1/deployment.rs",
+            "src/webhook/v1/pod.rs",
+            "grafana/controller-runtime-metrics.json",
+        ],
+    );
+    // The deploy-image kinds run their images (the default of spec.image) with their command.
+    let memcached = read(&out, "src/api/example_com/v1alpha1/memcached.rs");
+    assert!(
+        memcached.contains("memcached:1.6.26-alpine3.19"),
+        "{memcached}"
+    );
+    let controller = read(&out, "src/controller/memcached.rs");
+    assert!(controller.contains("\"--memory-limit=64\""), "{controller}");
+    let project = read(&out, "PROJECT");
+    assert!(project.contains("multigroup: true"), "{project}");
+    assert!(
+        project.contains("containerCommand: memcached,--memory-limit=64,-o,modern,-v"),
+        "{project}"
+    );
+    assert!(
+        project.contains("grafana.rbuilder.io/v1-alpha"),
+        "{project}"
+    );
+    assert_replays(tmp.path(), &out);
+}
+
+#[test]
+fn project_v4_with_plugins_is_carried_over_but_helm_and_autoupdate() {
+    // Its Rust project is a golden tree too (testdata/kubebuilder-projects/migrated), built by
+    // tests/generated.rs.
+    let (_tmp, out, stdout) = migrate("project-v4-with-plugins");
+    assert!(
+        stdout.contains("init, 4 create api and 2 create webhook"),
+        "{stdout}"
+    );
+    assert_left_out(
+        &stdout,
+        &[
+            "plugin autoupdate.kubebuilder.io/v1-alpha",
+            "plugin helm.kubebuilder.io/v2-alpha",
+        ],
+    );
+    assert!(stdout.contains("Next: cd "), "{stdout}");
+    let project = read(&out, "PROJECT");
+    assert!(project.contains("namespaced: true"), "{project}");
+    assert!(project.contains("image: busybox:1.36.1"), "{project}");
+}
+
+#[test]
+fn a_migration_that_leaves_nothing_out_exits_0_and_a_dry_run_writes_nothing() {
+    let (tmp, dir) = project_dir("go-operator");
+    std::fs::write(
+        dir.join("PROJECT"),
+        "domain: example.com\nlayout:\n- go.kubebuilder.io/v4\nprojectName: go-operator\n\
+         repo: example.com/go-operator\nresources:\n- api:\n    crdVersion: v1\n    \
+         namespaced: true\n  controller: true\n  domain: example.com\n  group: web\n  kind: \
+         Site\n  path: example.com/go-operator/api/v1\n  version: v1\nversion: \"3\"\n",
+    )
+    .unwrap();
+    let dry = rbuilder(
+        &dir,
+        &["alpha", "generate", "--output-dir", "../rust", "--dry-run"],
+    )
+    .success()
+    .get_output()
+    .stdout
+    .clone();
+    let dry = String::from_utf8_lossy(&dry);
+    assert!(
+        dry.contains("Nothing was left out.") && dry.contains("nothing was written"),
+        "{dry}"
+    );
+    assert!(!tmp.path().join("rust").exists());
+
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../rust"])
+        .success()
+        .stdout(predicates::str::contains("init and 1 create api"));
+    let rust = tmp.path().join("rust");
+    assert_files(&rust, &["src/api/v1/site.rs", "src/controller/site.rs"]);
+    // No boilerplate.go.txt: the header made from the settings, as `init` makes it.
+    let header = read(&rust, "hack/boilerplate.txt");
+    assert!(
+        header.starts_with("Copyright 2026 The go-operator Authors."),
+        "{header}"
+    );
+}
+
+#[test]
+fn kubebuilder_projects_rbuilder_cannot_read_are_refused_and_nothing_is_written() {
+    let (_tmp, dir) = project_dir("go-operator");
+    let generate = ["alpha", "generate", "--output-dir", "rust"];
+    let project = |layout: &str, version: &str| {
+        format!(
+            "domain: example.com\nlayout:\n- {layout}\nprojectName: x\nversion: \"{version}\"\n"
+        )
+    };
+    std::fs::write(dir.join("PROJECT"), project("go.kubebuilder.io/v3", "3")).unwrap();
+    assert_rejected(
+        &dir,
+        &generate,
+        &["layout is 'go.kubebuilder.io/v3'", "go.kubebuilder.io/v4"],
+    );
+    std::fs::write(dir.join("PROJECT"), project("go.kubebuilder.io/v4", "2")).unwrap();
+    assert_rejected(&dir, &generate, &["version is '2'"]);
+    let bad_domain = project("go.kubebuilder.io/v4", "3").replace("example.com", "Example");
+    std::fs::write(dir.join("PROJECT"), bad_domain).unwrap();
+    assert_rejected(&dir, &generate, &["domain", "invalid domain 'Example'"]);
+    std::fs::write(
+        dir.join("PROJECT"),
+        "layout:\n- go.kubebuilder.io/v4\nresources: 7\nversion: \"3\"\n",
+    )
+    .unwrap();
+    assert_rejected(
+        &dir,
+        &generate,
+        &["not a PROJECT file rbuilder can migrate"],
+    );
+}

@@ -1,0 +1,227 @@
+//! A kubebuilder project's PROJECT, read as kubebuilder writes it, becomes the PROJECT of a Rust
+//! project that rbuilder then replays like its own: the same kinds, versions, controllers,
+//! webhooks, conversion spokes and plugins, as far as rbuilder has them. Everything else is
+//! listed as left out, with what to do instead; nothing is dropped silently.
+//!
+//! The rules rbuilder's commands enforce (one controller per kind, a kind name in one group,
+//! a namespaced operator's kinds namespaced, ...) are checked here, so that what breaks one of
+//! them is left out and named instead of failing the whole migration.
+
+mod resources;
+#[cfg(test)]
+mod tests;
+mod webhooks;
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::format::{KbDeployImage, KbProject, KbWebhooks, Unknown};
+use super::left_out::LeftOut;
+use crate::model::{Domain, ProjectName, deploy_image};
+use crate::project::{DeployImageOptions, EmptyPlugin, Project};
+
+/// The layout of kubebuilder's Go projects that rbuilder migrates.
+pub const GO_V4: &str = "go.kubebuilder.io/v4";
+/// A plugin of the go/v4 bundle: its kustomize files, which rbuilder writes too.
+const KUSTOMIZE_V2: &str = "kustomize.common.kubebuilder.io/v2";
+
+const DEPLOY_IMAGE: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
+const GRAFANA: &str = "grafana.kubebuilder.io/v1-alpha";
+const HELM: &[&str] = &[
+    "helm.kubebuilder.io/v1-alpha",
+    "helm.kubebuilder.io/v2-alpha",
+];
+const AUTOUPDATE: &str = "autoupdate.kubebuilder.io/v1-alpha";
+
+/// A kubebuilder resource's group, version and kind, as kubebuilder spells them.
+type Gvk = (String, String, String);
+
+/// The Rust project's PROJECT for `kb` (its folder named `folder`), and what it leaves out.
+pub fn translate(kb: KbProject, folder: &str) -> Result<(Project, Vec<LeftOut>)> {
+    if kb.version != "3" {
+        bail!(
+            "its version is '{}', but rbuilder migrates kubebuilder's PROJECT version '3' \
+             (layout {GO_V4})",
+            kb.version
+        );
+    }
+    let layout = kb.layout.plugins();
+    if !layout.contains(&GO_V4) {
+        bail!(
+            "its layout is '{}', but rbuilder migrates kubebuilder's {GO_V4} projects; upgrade \
+             the project with kubebuilder first (kubebuilder alpha generate), then migrate it",
+            layout.join(", ")
+        );
+    }
+    let domain = Domain::parse(kb.domain.as_deref().unwrap_or_default())
+        .context("the project's domain cannot be carried over")?;
+    let name = kb.project_name.as_deref().unwrap_or(folder);
+    let name = ProjectName::parse(name).context("the project's name cannot be carried over")?;
+    let mut project = Project::new(&name, &domain);
+    project.multigroup = kb.multigroup;
+    project.namespaced = kb.namespaced;
+
+    let mut t = Translation {
+        project,
+        left_out: Vec::new(),
+        deploy_images: BTreeMap::new(),
+    };
+    for plugin in layout.iter().filter(|l| ![GO_V4, KUSTOMIZE_V2].contains(l)) {
+        t.leave_out(
+            format!("layout plugin {plugin}"),
+            "rbuilder has no such plugin",
+            "scaffold what it added by hand",
+        );
+    }
+    t.unknown_fields("the project", &kb.unknown);
+    t.plugins(kb.plugins)?;
+    let mut webhooks = Vec::new();
+    for resource in kb.resources {
+        if let Some(w) = t.resource(resource) {
+            webhooks.push(w);
+        }
+    }
+    // Webhooks once every version is known: a conversion names versions added after its hub.
+    let mut emptied = Vec::new();
+    for (at, name, w) in webhooks {
+        if !t.webhooks(at, &name, w) {
+            emptied.push(at);
+        }
+    }
+    // A built-in type that came only for webhooks that were all left out has nothing left.
+    for at in emptied.into_iter().rev() {
+        let entry = &t.project.resources[at];
+        if entry.is_builtin() && !entry.controller {
+            t.project.resources.remove(at);
+        }
+    }
+    for ((group, version, kind), _) in std::mem::take(&mut t.deploy_images) {
+        t.leave_out(
+            format!("the deploy-image options of {group}/{version} {kind}"),
+            "the project has no such resource",
+            "nothing: remove them from the kubebuilder project's PROJECT",
+        );
+    }
+    Ok((t.project, t.left_out))
+}
+
+/// The translation under way.
+struct Translation {
+    project: Project,
+    left_out: Vec<LeftOut>,
+    /// The deploy-image options of each resource, until the resource takes them.
+    deploy_images: BTreeMap<Gvk, DeployImageOptions>,
+}
+
+/// A resource's webhooks, translated once every resource is: the index of its entry, its name
+/// for messages, and kubebuilder's record.
+type PendingWebhooks = (usize, String, KbWebhooks);
+
+impl Translation {
+    fn leave_out(
+        &mut self,
+        what: impl Into<String>,
+        why: impl Into<String>,
+        instead: impl Into<String>,
+    ) {
+        self.left_out.push(LeftOut::new(what, why, instead));
+    }
+
+    fn unknown_fields(&mut self, of: &str, unknown: &Unknown) {
+        for (field, value) in unknown {
+            self.leave_out(
+                format!("{of}: field {field} ({value})"),
+                "rbuilder does not know this field of kubebuilder's PROJECT",
+                "scaffold what it stands for by hand",
+            );
+        }
+    }
+
+    fn plugins(&mut self, plugins: BTreeMap<String, serde_json::Value>) -> Result<()> {
+        for (key, config) in plugins {
+            match key.as_str() {
+                DEPLOY_IMAGE => self.deploy_image_plugin(config)?,
+                GRAFANA => self.project.plugins.grafana = Some(EmptyPlugin {}),
+                helm if HELM.contains(&helm) => self.leave_out(
+                    format!("plugin {helm}"),
+                    "rbuilder has no Helm chart yet",
+                    "`make build-installer` writes dist/install.yaml, everything `make deploy` \
+                     applies in one file; make a chart of it by hand if you need one",
+                ),
+                AUTOUPDATE => self.leave_out(
+                    format!("plugin {AUTOUPDATE}"),
+                    "rbuilder has no workflow that brings a project to a new release yet",
+                    "after upgrading rbuilder, run `rbuilder update`: it rewrites the runtime and \
+                     lists your files that a new scaffold writes differently",
+                ),
+                other => self.leave_out(
+                    format!("plugin {other}"),
+                    "rbuilder has no such plugin",
+                    "scaffold what it added by hand",
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// The deploy-image options, checked by rbuilder's rules; a resource takes them later.
+    fn deploy_image_plugin(&mut self, config: serde_json::Value) -> Result<()> {
+        let config: KbDeployImage = serde_json::from_value(config).with_context(|| {
+            format!("plugin {DEPLOY_IMAGE} has a configuration rbuilder cannot read")
+        })?;
+        for r in config.resources {
+            let o = &r.options;
+            let name = format!("{}/{} {}", r.group, r.version, r.kind);
+            let checked = (|| -> Result<DeployImageOptions, String> {
+                let field =
+                    |field: &str, value: &str, why: &str| format!("{field} '{value}': {why}");
+                deploy_image::image(&o.image).map_err(|why| field("image", &o.image, why))?;
+                let port = match &o.container_port {
+                    Some(p) => Some(
+                        deploy_image::port(&p.text())
+                            .map_err(|why| field("containerPort", &p.text(), why))?,
+                    ),
+                    None => None,
+                };
+                let command = match &o.container_command {
+                    Some(c) => Some(
+                        deploy_image::command(c)
+                            .map_err(|why| field("containerCommand", c, why))?
+                            .join(","),
+                    ),
+                    None => None,
+                };
+                let run_as_user = match &o.run_as_user {
+                    Some(u) => Some(
+                        deploy_image::run_as_user(&u.text())
+                            .map_err(|why| field("runAsUser", &u.text(), why))?,
+                    ),
+                    None => None,
+                };
+                Ok(DeployImageOptions {
+                    image: o.image.clone(),
+                    container_command: command,
+                    container_port: port,
+                    run_as_user,
+                })
+            })();
+            match checked {
+                Ok(options) => {
+                    self.deploy_images
+                        .insert((r.group, r.version, r.kind), options);
+                }
+                Err(why) => self.leave_out(
+                    format!("{name}: its deploy-image controller (a plain one is scaffolded)"),
+                    format!("rbuilder refuses its option {why}"),
+                    format!(
+                        "fix the option and run `rbuilder create api --group {} --version {} \
+                         --kind {} --image <image> --force` in the new project",
+                        r.group, r.version, r.kind
+                    ),
+                ),
+            }
+        }
+        Ok(())
+    }
+}

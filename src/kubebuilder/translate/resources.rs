@@ -1,0 +1,312 @@
+//! Each kubebuilder resource as an rbuilder PROJECT entry: one of the project's own kinds, a
+//! Kubernetes built-in type, or (left out) another project's type.
+
+use anyhow::Result;
+
+use super::{PendingWebhooks, Translation};
+use crate::kubebuilder::format::{KbApi, KbResource};
+use crate::model::builtin;
+use crate::model::{Group, Kind, Plural, Version};
+use crate::project::{ApiEntry, DeployImageEntry, ResourceEntry};
+
+impl Translation {
+    /// Adds `r`'s entry to the project, or says why it is left out; returns its webhooks, to
+    /// translate once every resource is known.
+    pub(super) fn resource(&mut self, r: KbResource) -> Option<PendingWebhooks> {
+        let name = resource_name(&r);
+        self.unknown_fields(&name, &r.unknown);
+        if r.external {
+            self.external(&r, &name);
+            return None;
+        }
+        let entry = match &r.api {
+            Some(api) if !r.core => self.custom(&r, api, &name)?,
+            _ => self.builtin(&r, &name)?,
+        };
+        let at = self.project.resources.len();
+        self.project.resources.push(entry);
+        r.webhooks.map(|w| (at, name, w))
+    }
+
+    /// Another project's type: its Go module is of no use to Rust, and the kubebuilder project
+    /// holds no CRD to generate Rust types from.
+    fn external(&mut self, r: &KbResource, name: &str) {
+        let api_group = if r.domain.is_empty() {
+            r.group.clone()
+        } else {
+            format!("{}.{}", r.group, r.domain)
+        };
+        let module = r.module.as_deref().unwrap_or("its Go module");
+        if has_controller(r) {
+            let domain = if r.domain.is_empty() {
+                String::new()
+            } else {
+                format!(" --external-api-domain {}", r.domain)
+            };
+            self.leave_out(
+                format!("{name}: its controller"),
+                format!(
+                    "its types come from the Go module {module}; rbuilder generates Rust types \
+                     from the CRD, which the kubebuilder project does not hold"
+                ),
+                format!(
+                    "get the CRD of {api_group} {} (from the release of {module}) and run \
+                     `rbuilder create api --group {}{domain} --version {} --kind {} \
+                     --resource=false --external-api-path <the CRD file>`",
+                    r.kind, r.group, r.version, r.kind
+                ),
+            );
+        }
+        if r.webhooks.is_some() {
+            self.leave_out(
+                format!("{name}: its webhooks"),
+                "rbuilder scaffolds webhooks for the project's own kinds and Kubernetes' \
+                 built-in types, not for other projects' kinds",
+                "write the webhook yourself: a Defaulter or Validator of the runtime in \
+                 src/webhook/, listed in src/webhook/mod.rs",
+            );
+        }
+    }
+
+    /// One of the project's own kinds.
+    fn custom(&mut self, r: &KbResource, api: &KbApi, name: &str) -> Option<ResourceEntry> {
+        self.unknown_fields(name, &api.unknown);
+        let create = format!(
+            "rbuilder create api --group {} --version {} --kind {}",
+            r.group, r.version, r.kind
+        );
+        let names = (|| -> Result<(Group, Version, Kind, Plural)> {
+            let group = Group::parse(&r.group)?;
+            group.check_with_domain(&self.project.domain)?;
+            let version = Version::parse(&r.version)?;
+            let kind = Kind::parse(&r.kind)?;
+            let plural = match &r.plural {
+                Some(plural) => Plural::parse(plural)?,
+                None => Plural::of(&kind)?,
+            };
+            Ok((group, version, kind, plural))
+        })();
+        let (group, version, kind, plural) = match names {
+            Ok(names) => names,
+            Err(error) => {
+                self.leave_out(
+                    name,
+                    format!("rbuilder refuses its names: {error:#}"),
+                    format!("after the migration, create it under names rbuilder takes: {create}"),
+                );
+                return None;
+            }
+        };
+        if !r.domain.is_empty() && r.domain != self.project.domain.as_ref() {
+            self.leave_out(
+                format!("{name}: its domain {}", r.domain),
+                format!(
+                    "rbuilder puts a project's own kinds in its domain, {}",
+                    self.project.domain
+                ),
+                "nothing: it is scaffolded in the project's domain; change clients of the old \
+                 API group",
+            );
+        }
+        if let Some(other) = self
+            .project
+            .resources
+            .iter()
+            .find(|e| e.kind == kind && e.group != group)
+        {
+            self.leave_out(
+                name,
+                format!(
+                    "kind {kind} is carried over in group {} already, and rbuilder names a \
+                     kind's controller, tests and roles after the kind alone, so a kind name \
+                     lives in one group",
+                    other.group.display_name()
+                ),
+                format!(
+                    "after the migration, run `rbuilder create api --group {group} --version \
+                     {version} --kind <another kind name>` and move its types there"
+                ),
+            );
+            return None;
+        }
+        if self.project.namespaced && !api.namespaced {
+            self.leave_out(
+                name,
+                "it is cluster-scoped, and rbuilder's operators scoped to one namespace have \
+                 namespaced kinds only",
+                format!(
+                    "run `rbuilder edit --namespaced=false` in the new project, then `{create} \
+                     --namespaced=false`"
+                ),
+            );
+            return None;
+        }
+        let sibling = self
+            .project
+            .versions_of(&group, &kind)
+            .next()
+            .map(|s| (s.version.clone(), s.plural.clone(), s.namespaced()));
+        if let Some((sibling, sibling_plural, sibling_namespaced)) = sibling
+            && (sibling_plural.as_ref() != Some(&plural) || sibling_namespaced != api.namespaced)
+        {
+            self.leave_out(
+                name,
+                format!(
+                    "its plural or scope differs from version {sibling}'s, and a kind has one CRD"
+                ),
+                format!("after the migration, {create}"),
+            );
+            return None;
+        }
+
+        let mut controller = self.controllers(r, &kind, name);
+        if controller
+            && let Some(other) = self.project.controller_elsewhere(&group, &kind, &version)
+        {
+            self.leave_out(
+                format!("{name}: its controller"),
+                format!(
+                    "{kind} has its controller in version {} already, and one controller \
+                     reconciles a kind in all its versions",
+                    other.version
+                ),
+                format!(
+                    "write its logic in src/controller/{}.rs",
+                    kind.module().file
+                ),
+            );
+            controller = false;
+        }
+        let gvk = (r.group.clone(), r.version.clone(), r.kind.clone());
+        if let Some(options) = self.deploy_images.remove(&gvk) {
+            let why = if !controller {
+                Some("it gets no controller here")
+            } else if !api.namespaced {
+                Some("it is cluster-scoped, and the Deployment runs in the resource's namespace")
+            } else {
+                None
+            };
+            match why {
+                Some(why) => self.leave_out(
+                    format!("{name}: its deploy-image controller"),
+                    why,
+                    "run the image from a controller of your own",
+                ),
+                None => {
+                    let deploy = self.project.plugins.deploy_image.get_or_insert_default();
+                    deploy.resources.push(DeployImageEntry {
+                        domain: self.project.domain.to_string(),
+                        group: group.clone(),
+                        kind: kind.clone(),
+                        options,
+                        version: version.clone(),
+                    });
+                }
+            }
+        }
+        Some(ResourceEntry {
+            api: Some(ApiEntry {
+                crd_version: "v1".into(),
+                namespaced: api.namespaced,
+            }),
+            controller,
+            domain: self.project.domain.to_string(),
+            external: false,
+            group,
+            kind,
+            path: None,
+            plural: Some(plural),
+            short_names: Vec::new(),
+            version,
+            webhooks: None,
+        })
+    }
+
+    /// A Kubernetes built-in type: a controller for it, its webhooks, or both.
+    fn builtin(&mut self, r: &KbResource, name: &str) -> Option<ResourceEntry> {
+        let Some(b) = builtin::find(&r.group, &r.version, &r.kind) else {
+            self.leave_out(
+                name,
+                "it is no custom resource of the project, nor a Kubernetes built-in type that \
+                 rbuilder knows",
+                format!(
+                    "write its controller or webhook yourself; rbuilder knows these built-in \
+                     types: {}",
+                    builtin::BUILTINS
+                        .iter()
+                        .map(|b| format!("{}/{}/{}", b.group, b.version, b.kind))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+            return None;
+        };
+        let kind = Kind::parse(b.kind).ok()?;
+        let mut controller = self.controllers(r, &kind, name);
+        if controller && self.project.namespaced && !b.namespaced {
+            self.leave_out(
+                format!("{name}: its controller"),
+                format!(
+                    "{} is cluster-scoped, and the Role of an operator scoped to one namespace \
+                     cannot grant it",
+                    b.kind
+                ),
+                "run `rbuilder edit --namespaced=false` in the new project, then `rbuilder \
+                 create api --group ... --resource=false` for it",
+            );
+            controller = false;
+        }
+        if !controller && r.webhooks.is_none() {
+            return None;
+        }
+        ResourceEntry::of_builtin(&b, controller).ok()
+    }
+
+    /// Whether `r` gets its controller: the first of kubebuilder's named controllers becomes
+    /// the kind's; the others, and a name other than the kind's, are left out.
+    fn controllers(&mut self, r: &KbResource, kind: &Kind, name: &str) -> bool {
+        let file = format!("src/controller/{}.rs", kind.module().file);
+        let mut named = r.controllers.iter().map(|c| c.name.as_str());
+        if let Some(first) = named.next()
+            && first != kind.lower()
+        {
+            self.leave_out(
+                format!("{name}: the name of its controller, {first}"),
+                format!(
+                    "rbuilder names a kind's controller after the kind ({})",
+                    kind.lower()
+                ),
+                "nothing to run: the name shows in logs and metrics labels; change what \
+                 selects on the old one",
+            );
+        }
+        for other in named {
+            self.leave_out(
+                format!("{name}: its second controller, {other}"),
+                "rbuilder scaffolds one controller per kind",
+                format!(
+                    "write its logic in {file}, or as a Reconciler of your own listed in \
+                     src/controller/mod.rs"
+                ),
+            );
+        }
+        has_controller(r)
+    }
+}
+
+/// Whether kubebuilder gave `r` a controller (one, or several named ones).
+fn has_controller(r: &KbResource) -> bool {
+    r.controller || !r.controllers.is_empty()
+}
+
+/// `crew/v1 Captain`, `cert-manager.io/v1 Certificate`, `core/v1 Pod`: a resource in messages.
+fn resource_name(r: &KbResource) -> String {
+    let group = if r.external && !r.domain.is_empty() {
+        format!("{}.{}", r.group, r.domain)
+    } else if r.group.is_empty() {
+        "core".to_owned()
+    } else {
+        r.group.clone()
+    };
+    format!("{group}/{} {}", r.version, r.kind)
+}

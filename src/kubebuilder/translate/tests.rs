@@ -1,0 +1,109 @@
+//! The translation's rules, case by case.
+
+use super::translate;
+use crate::kubebuilder::format::KbProject;
+use crate::model::Version;
+use crate::project::Project;
+
+/// A kubebuilder PROJECT of `resources` (YAML list items), `extra` added at the top.
+fn translated(extra: &str, resources: &str) -> (Project, Vec<String>) {
+    let text = format!(
+        "domain: example.com\nlayout:\n- go.kubebuilder.io/v4\nprojectName: op\n{extra}\
+         resources:\n{resources}version: \"3\"\n"
+    );
+    let kb: KbProject = serde_saphyr::from_str(&text).expect("valid YAML");
+    let (project, left_out) = translate(kb, "op").expect("translated");
+    (project, left_out.into_iter().map(|l| l.what).collect())
+}
+
+fn custom(kind: &str, version: &str, more: &str) -> String {
+    format!(
+        "- api:\n    crdVersion: v1\n    namespaced: true\n  domain: example.com\n  group: \
+         web\n  kind: {kind}\n  version: {version}\n{more}"
+    )
+}
+
+#[test]
+fn options_rbuilder_refuses_leave_a_plain_controller() {
+    let plugin = "plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n    \
+                  - group: web\n      kind: Cache\n      version: v1\n      options:\n        \
+                  image: memcached:1.6\n        runAsUser: \"0\"\n";
+    let (project, left_out) = translated(plugin, &custom("Cache", "v1", "  controller: true\n"));
+    assert_eq!(
+        left_out,
+        ["web/v1 Cache: its deploy-image controller (a plain one is scaffolded)"]
+    );
+    assert!(project.plugins.deploy_image.is_none());
+    assert!(project.resources[0].controller);
+}
+
+#[test]
+fn a_kind_has_one_controller_and_one_name() {
+    let resources = [
+        custom(
+            "Site",
+            "v1",
+            "  controllers:\n  - name: site-main\n  - name: site-backup\n",
+        ),
+        custom("Site", "v2", "  controller: true\n"),
+    ]
+    .concat();
+    let (project, left_out) = translated("", &resources);
+    assert_eq!(
+        left_out,
+        [
+            "web/v1 Site: the name of its controller, site-main",
+            "web/v1 Site: its second controller, site-backup",
+            "web/v2 Site: its controller",
+        ]
+    );
+    let controllers: Vec<bool> = project.resources.iter().map(|e| e.controller).collect();
+    assert_eq!(controllers, [true, false]);
+}
+
+#[test]
+fn a_conversion_keeps_the_spokes_the_project_has() {
+    let hub = "  webhooks:\n    conversion: true\n    spoke:\n    - v2\n    - v3\n    \
+               webhookVersion: v1\n";
+    let resources = [custom("Site", "v1", hub), custom("Site", "v2", "")].concat();
+    let (project, left_out) = translated("", &resources);
+    assert_eq!(left_out, ["web/v1 Site: its conversion to v3"]);
+    let webhooks = project.resources[0].webhooks.clone().expect("webhooks");
+    assert!(webhooks.conversion);
+    assert_eq!(webhooks.spoke, [Version::parse("v2").unwrap()]);
+
+    let (project, left_out) = translated("", &custom("Site", "v1", hub));
+    assert_eq!(
+        left_out,
+        [
+            "web/v1 Site: its conversion to v2",
+            "web/v1 Site: its conversion to v3",
+            "web/v1 Site: its conversion webhook",
+        ]
+    );
+    assert!(project.resources[0].webhooks.is_none());
+}
+
+#[test]
+fn a_namespaced_operator_leaves_cluster_scoped_kinds_and_unknown_types_out() {
+    let cluster = "- api:\n    crdVersion: v1\n  controller: true\n  domain: example.com\n  \
+                   group: web\n  kind: Zone\n  version: v1\n";
+    let unknown = "- core: true\n  group: batch\n  kind: Widget\n  version: v1\n  \
+                   controller: true\n";
+    let node = "- core: true\n  group: core\n  kind: Node\n  version: v1\n  webhooks:\n    \
+                defaulting: true\n    webhookVersion: v1\n";
+    let (project, left_out) = translated(
+        "namespaced: true\nsurprise: 1\n",
+        &[cluster, unknown, node].concat(),
+    );
+    assert_eq!(
+        left_out,
+        [
+            "the project: field surprise (1)",
+            "web/v1 Zone",
+            "batch/v1 Widget",
+            "core/v1 Node: its webhooks",
+        ]
+    );
+    assert!(project.resources.is_empty(), "{:?}", project.resources);
+}

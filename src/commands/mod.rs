@@ -35,25 +35,22 @@ impl Outcome {
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {
-    if let Command::Alpha(AlphaCommand::Generate(args)) = cli.command {
-        return generate::run(&current_dir()?, args);
-    }
-    run_command(cli).map(|()| Outcome::Done)
-}
-
-fn run_command(cli: Cli) -> Result<()> {
+    // Every command but a migration either does all it is asked or fails.
+    let done = |result: Result<()>| result.map(|()| Outcome::Done);
     match cli.command {
-        Command::Init(args) => init::run(&current_dir()?, args),
+        Command::Init(args) => done(init::run(&current_dir()?, args)),
         Command::Create(CreateCommand::Api(args)) | Command::CreateApi(args) => {
-            create_api::run(&current_dir()?, *args)
+            done(create_api::run(&current_dir()?, *args))
         }
-        Command::Create(CreateCommand::Webhook(args)) => create_webhook::run(&current_dir()?, args),
-        Command::Edit(args) => edit::run(&current_dir()?, args),
-        Command::Update(args) => update::run(&current_dir()?, args),
-        Command::Alpha(AlphaCommand::Generate(_)) => unreachable!("run handles alpha generate"),
+        Command::Create(CreateCommand::Webhook(args)) => {
+            done(create_webhook::run(&current_dir()?, args))
+        }
+        Command::Edit(args) => done(edit::run(&current_dir()?, args)),
+        Command::Update(args) => done(update::run(&current_dir()?, args)),
+        Command::Alpha(AlphaCommand::Generate(args)) => generate::run(&current_dir()?, args),
         Command::Version => {
             print!("{}", version_text());
-            Ok(())
+            Ok(Outcome::Done)
         }
         Command::Completion { shell } => {
             clap_complete::generate(
@@ -62,7 +59,7 @@ fn run_command(cli: Cli) -> Result<()> {
                 "rbuilder",
                 &mut std::io::stdout(),
             );
-            Ok(())
+            Ok(Outcome::Done)
         }
     }
 }

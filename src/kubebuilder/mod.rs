@@ -43,7 +43,7 @@ pub fn is_kubebuilder(text: &str) -> bool {
         l.layout
             .plugins()
             .iter()
-            .any(|p| p.ends_with(".kubebuilder.io/v4") || p.contains(".kubebuilder.io/"))
+            .any(|p| p.contains(".kubebuilder.io/"))
     })
 }
 

@@ -10,6 +10,8 @@
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
 //! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
+//! - [`helm`]: `manifests helm` (`make helm`), the Helm chart's templates made from what
+//!   `config/default` renders.
 //! - `testing`, `envtest` and `e2e` (feature `testing`): a mocked API server for unit tests, a
 //!   real API server for integration tests, and the harness of the end-to-end tests.
 //!
@@ -29,6 +31,7 @@ pub mod e2e;
 pub mod envtest;
 mod errors;
 mod events;
+pub mod helm;
 mod leader_election;
 pub mod manager;
 pub mod manifests;

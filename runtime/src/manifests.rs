@@ -30,11 +30,27 @@ struct Args {
     /// Write nothing; fail, naming the files that are not up to date.
     #[arg(long)]
     check: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Write the Helm chart's templates (dist/chart/templates) from the manifests that
+    /// `kubectl kustomize config/default` renders, read on stdin: `make helm`.
+    Helm {
+        /// Write nothing; fail, naming the templates that are not up to date.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 /// The `main` of the `manifests` binary of `operator`, whose project is at `root`.
 pub fn main(operator: &Operator, root: &str) -> ExitCode {
     let args = Args::parse();
+    if let Some(Command::Helm { check }) = args.command {
+        return crate::helm::main(operator, Path::new(root), check);
+    }
     match run(operator, Path::new(root), args.check) {
         Ok(code) => code,
         Err(error) => {

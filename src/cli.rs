@@ -39,7 +39,11 @@ pub enum Command {
     /// Change project-wide settings recorded in PROJECT
     #[command(
         after_help = "Examples:\n  rbuilder edit --multigroup\n  rbuilder edit --namespaced\n  \
-                            rbuilder edit --license mit --owner \"Jane Doe\""
+                            rbuilder edit --license mit --owner \"Jane Doe\"\n  \
+                            rbuilder edit --plugins grafana/v1-alpha\n  \
+                            rbuilder edit --plugins helm/v2-alpha   # a Helm chart in dist/chart; then:\n  \
+                            make helm                               # its templates, from config/default\n  \
+                            make helm-deploy IMG=registry.example/op:0.1.0"
     )]
     Edit(EditArgs),
     /// Rewrite the files rbuilder owns (the runtime) for this rbuilder; list your files that a
@@ -83,6 +87,10 @@ pub struct InitArgs {
     /// Put each API group in its own module (src/api/<group>/<version>)
     #[arg(long)]
     pub multigroup: bool,
+    /// kubebuilder's optional plugins, comma-separated: helm/v2-alpha (a Helm chart in
+    /// dist/chart), grafana/v1-alpha (Grafana dashboards in grafana/)
+    #[arg(long, value_name = "PLUGINS")]
+    pub plugins: Option<String>,
     /// Print the files that would be written, and write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -280,11 +288,15 @@ pub struct EditArgs {
     /// The copyright owner in the license header of files scaffolded from now on
     #[arg(long)]
     pub owner: Option<String>,
-    /// With --namespaced: rewrite the files it changes even where they were edited by hand
+    /// With --namespaced: rewrite the files it changes even where they were edited by hand; with
+    /// --plugins helm/v2-alpha: write the chart's values.yaml, .helmignore, _helpers.tpl and
+    /// NOTES.txt again (Chart.yaml is kept)
     #[arg(long)]
     pub force: bool,
-    /// kubebuilder's optional plugins: grafana/v1-alpha writes Grafana dashboards into grafana/
-    #[arg(long, value_name = "PLUGIN")]
+    /// kubebuilder's optional plugins, comma-separated: grafana/v1-alpha writes Grafana
+    /// dashboards into grafana/; helm/v2-alpha a Helm chart into dist/chart (its templates made
+    /// from config/default by `make helm`)
+    #[arg(long, value_name = "PLUGINS")]
     pub plugins: Option<String>,
     /// Print the files that would be written, and write nothing
     #[arg(long)]

@@ -131,6 +131,14 @@ pub struct Plugins {
         skip_serializing_if = "Option::is_none"
     )]
     pub grafana: Option<EmptyPlugin>,
+    /// Set once `edit --plugins helm/v2-alpha` (or `init --plugins helm/v2-alpha`) wrote the
+    /// Helm chart in dist/chart.
+    #[serde(
+        rename = "helm.rbuilder.io/v2-alpha",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub helm: Option<EmptyPlugin>,
 }
 
 /// A plugin with no options of its own (`{}` in PROJECT).
@@ -140,7 +148,7 @@ pub struct EmptyPlugin {}
 
 impl Plugins {
     fn is_empty(&self) -> bool {
-        self.deploy_image.is_none() && self.grafana.is_none()
+        self.deploy_image.is_none() && self.grafana.is_none() && self.helm.is_none()
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::json;
 use super::create_webhook::{
     MANAGER_NEEDS, REPLACEMENTS, plan_replacements, plan_webhook_configurations,
 };
-use super::{finish, grafana};
+use super::{finish, grafana, helm};
 use crate::cli::EditArgs;
 use crate::license;
 use crate::manifests::role_with_scope;
@@ -41,18 +41,13 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
         bail!(
             "nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`, \
              --namespaced, --license, --owner or --plugins {}",
-            grafana::PLUGIN
+            KNOWN_PLUGINS
         );
     }
-    if let Some(plugin) = &args.plugins
-        && plugin != grafana::PLUGIN
-    {
-        bail!(
-            "unknown plugin '{plugin}': `edit --plugins` knows '{}' (Grafana dashboards for \
-             the operator's metrics)",
-            grafana::PLUGIN
-        );
-    }
+    let plugins = match &args.plugins {
+        Some(list) => parse_plugins(list, "edit")?,
+        None => Vec::new(),
+    };
     let mut after = before.clone();
     let mut plan = Plan::new(root);
     let mut next = Vec::new();
@@ -79,18 +74,63 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
         after.namespaced = namespaced;
         next.push(scope_change(root, &mut plan, &before, &after, args.force)?);
     }
-    if args.plugins.is_some() {
-        grafana::plan(&mut plan, &project_context(root, &after), None)?;
-        after.plugins.grafana = Some(Default::default());
-        next.push(
-            "Grafana dashboards for the operator's metrics are in grafana/: import them in \
-             Grafana. List your own metrics in grafana/custom-metrics/config.yaml and run this \
-             again for a dashboard of them."
-                .into(),
-        );
+    for plugin in plugins {
+        match plugin {
+            Plugin::Grafana => {
+                grafana::plan(&mut plan, &project_context(root, &after), None)?;
+                after.plugins.grafana = Some(Default::default());
+                next.push(
+                    "Grafana dashboards for the operator's metrics are in grafana/: import them \
+                     in Grafana. List your own metrics in grafana/custom-metrics/config.yaml and \
+                     run this again for a dashboard of them."
+                        .into(),
+                );
+            }
+            Plugin::Helm => {
+                let ctx = project_context(root, &after);
+                next.push(helm::plan(&mut plan, &after, &ctx, args.force)?);
+                after.plugins.helm = Some(Default::default());
+            }
+        }
     }
     plan.update(project::FILE, |_| after.to_yaml())?;
     finish(plan, args.dry_run, &next.join("\n"))
+}
+
+/// An optional plugin of kubebuilder's that rbuilder has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Plugin {
+    Grafana,
+    Helm,
+}
+
+/// The plugins `--plugins` accepts, as the messages list them.
+const KNOWN_PLUGINS: &str = "grafana/v1-alpha (Grafana dashboards) or helm/v2-alpha (a Helm chart)";
+
+/// The plugins of `--plugins` (comma-separated, as kubebuilder takes them, by their short name
+/// or kubebuilder's full one), each once, for `command`.
+pub(super) fn parse_plugins(list: &str, command: &str) -> Result<Vec<Plugin>> {
+    let mut plugins = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let plugin = match name {
+            grafana::PLUGIN | "grafana.kubebuilder.io/v1-alpha" => Plugin::Grafana,
+            helm::PLUGIN | "helm.kubebuilder.io/v2-alpha" => Plugin::Helm,
+            "go/v4" | "go.kubebuilder.io/v4" => bail!(
+                "--plugins {list}: {name} is kubebuilder's Go layout; rbuilder writes Rust \
+                 projects, so leave it out (e.g. --plugins {})",
+                helm::PLUGIN
+            ),
+            "" => bail!("--plugins {list:?} names no plugin: give {KNOWN_PLUGINS}"),
+            unknown => bail!(
+                "unknown plugin '{unknown}': `{command} --plugins` knows {KNOWN_PLUGINS}, \
+                 comma-separated"
+            ),
+        };
+        if !plugins.contains(&plugin) {
+            plugins.push(plugin);
+        }
+    }
+    Ok(plugins)
 }
 
 fn multigroup_change(project: &mut Project, multigroup: bool) -> Result<String> {

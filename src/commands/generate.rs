@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{Outcome, create_api, create_webhook, grafana, init, say};
+use super::{Outcome, create_api, create_webhook, grafana, helm, init, say};
 use crate::cli::GenerateArgs;
 use crate::kubebuilder::{self, GO_V4};
 use crate::project::{FILE, Project};
@@ -250,6 +250,16 @@ fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -
                 entry.group, entry.version, entry.kind
             )
         })?;
+    }
+    if project.plugins.helm.is_some() {
+        // Last, as kubebuilder's users run it: values.yaml is read from config/ as the replay
+        // leaves it.
+        let mut plan = Plan::new(output);
+        let mut replayed = Project::load(output)?;
+        helm::plan(&mut plan, &replayed, &ctx, false)?;
+        replayed.plugins.helm = Some(Default::default());
+        plan.update(crate::project::FILE, |_| replayed.to_yaml())?;
+        plan.apply()?;
     }
     if project.plugins.grafana.is_some() {
         // With the project's own list of custom metrics, so that their dashboard comes too.

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{finish, owned_files};
+use super::edit::{Plugin, parse_plugins};
+use super::{finish, grafana, helm, owned_files};
 use crate::cli::InitArgs;
 use crate::manifests::normalized;
 use crate::model::{Domain, ProjectName};
@@ -41,6 +42,10 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
             "--owner is empty: give the copyright holder, e.g. --owner 'Jane Doe', or leave it out"
         );
     }
+    let plugins = match &args.plugins {
+        Some(list) => parse_plugins(list, "init")?,
+        None => Vec::new(),
+    };
     check_folder(root)?;
 
     let mut project = Project::new(&name, &domain);
@@ -50,14 +55,29 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
     project.multigroup = args.multigroup;
 
     let ctx = project_context(root, &project);
-    let plan = plan(root, &project, &ctx)?;
-    let next = format!(
+    let mut plan = plan(root, &project, &ctx)?;
+    let mut next = format!(
         "Next: add an API, then build and test:\n  \
          rbuilder create api --group <group> --version v1 --kind <Kind>\n  \
          make test        # unit tests, and integration tests on a real API server\n  \
          make manifests   # regenerate config/crd and config/rbac from the code\n\
          The project is named '{name}'; its manager binary is target/debug/{name}."
     );
+    // The plugins' files, from the files just planned, as `edit --plugins` makes them.
+    for plugin in plugins {
+        match plugin {
+            Plugin::Grafana => {
+                grafana::plan(&mut plan, &ctx, None)?;
+                project.plugins.grafana = Some(Default::default());
+            }
+            Plugin::Helm => {
+                next.push('\n');
+                next.push_str(&helm::plan(&mut plan, &project, &ctx, false)?);
+                project.plugins.helm = Some(Default::default());
+            }
+        }
+        plan.update(project::FILE, |_| project.to_yaml())?;
+    }
     finish(plan, args.dry_run, &next)
 }
 

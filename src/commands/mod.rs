@@ -6,6 +6,7 @@ mod create_webhook;
 mod edit;
 mod generate;
 mod grafana;
+mod helm;
 mod init;
 mod owned_files;
 mod update;

@@ -173,3 +173,151 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
         &["unknown plugin 'helm/v1-alpha'"],
     );
 }
+
+/// values.yaml's top-level keys, those of kubebuilder v4.16's chart.
+const HELM_VALUES_KEYS: &[&str] = &[
+    "manager",
+    "rbac",
+    "serviceAccount",
+    "crd",
+    "metrics",
+    "certManager",
+    "webhook",
+    "prometheus",
+    "networkPolicy",
+];
+
+#[test]
+fn the_helm_plugin_writes_the_charts_own_files_and_keeps_the_users() {
+    let (tmp, dir) = initialized("op");
+    rbuilder(
+        &dir,
+        &["create", "api", "--group", "web", "--kind", "Guestbook"],
+    )
+    .success();
+    rbuilder(&dir, &["edit", "--plugins", "helm/v2-alpha"])
+        .success()
+        .stdout(contains("create dist/chart/values.yaml"))
+        .stdout(contains("run `make helm` now"));
+    let values: serde_json::Value =
+        serde_saphyr::from_str(&read(&dir, "dist/chart/values.yaml")).unwrap();
+    let keys: Vec<&str> = values
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = HELM_VALUES_KEYS.to_vec();
+    expected.sort();
+    assert_eq!(keys, expected);
+    // Read from config/manager/manager.yaml, as kubebuilder reads them from its rendering.
+    assert_eq!(
+        values["manager"]["args"],
+        serde_json::json!(["--leader-elect"])
+    );
+    assert_eq!(values["manager"]["resources"]["limits"]["cpu"], "500m");
+    assert_eq!(
+        values["manager"]["podSecurityContext"]["runAsNonRoot"],
+        true
+    );
+    assert_eq!(values["webhook"]["enabled"], false);
+    assert_eq!(values["rbac"]["namespaced"], false);
+    assert!(read(&dir, "dist/chart/Chart.yaml").contains("name: op\n"));
+    assert!(read(&dir, "dist/chart/templates/_helpers.tpl").contains("define \"op.resourceName\""));
+    let makefile = read(&dir, "Makefile");
+    for target in [
+        "helm:",
+        "helm-lint:",
+        "helm-deploy:",
+        "helm-uninstall:",
+        "helm-status:",
+        "helm-history:",
+        "helm-rollback:",
+    ] {
+        assert!(
+            makefile.contains(&format!("\n{target} ")),
+            "no {target} in the Makefile"
+        );
+    }
+    assert!(read(&dir, ".gitignore").contains("!/dist/chart/"));
+    assert!(read(&dir, "README.md").contains("### With Helm"));
+    assert!(read(&dir, "PROJECT").contains("helm.rbuilder.io/v2-alpha: {}"));
+
+    // The chart's files are the user's: later commands leave them, but for webhooks, which
+    // values.yaml turns on where it says off as rbuilder wrote it.
+    let edited = read(&dir, "dist/chart/values.yaml").replace("replicas: 1", "replicas: 3");
+    fs::write(dir.join("dist/chart/values.yaml"), &edited).unwrap();
+    let chart = read(&dir, "dist/chart/Chart.yaml").replace("version: 0.1.0", "version: 0.2.0");
+    fs::write(dir.join("dist/chart/Chart.yaml"), &chart).unwrap();
+    rbuilder(&dir, &["create", "api", "--group", "web", "--kind", "Site"])
+        .success()
+        .stdout(contains("follows config/ with `make helm`"));
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "web",
+            "--kind",
+            "Site",
+            "--defaulting",
+        ],
+    )
+    .success()
+    .stdout(contains("webhook.enabled and certManager.enabled true"));
+    let values = read(&dir, "dist/chart/values.yaml");
+    assert!(values.contains("replicas: 3"));
+    assert_eq!(
+        values,
+        edited
+            .replace("webhook:\n  enabled: false", "webhook:\n  enabled: true")
+            .replace(
+                "certManager:\n  enabled: false",
+                "certManager:\n  enabled: true"
+            )
+    );
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../fresh"]).success();
+    let fresh = tmp.path().join("fresh");
+    assert_eq!(
+        read(&fresh, "dist/chart/values.yaml"),
+        values.replace("replicas: 3", "replicas: 1"),
+        "a replay reads the same settings from config/"
+    );
+
+    // Once written, only --force writes them again, and never Chart.yaml.
+    assert_rejected(
+        &dir,
+        &["edit", "--plugins", "helm/v2-alpha"],
+        &["the Helm chart exists already", "--force"],
+    );
+    rbuilder(&dir, &["edit", "--plugins", "helm/v2-alpha", "--force"])
+        .success()
+        .stdout(contains("overwrite dist/chart/values.yaml"));
+    assert!(read(&dir, "dist/chart/values.yaml").contains("replicas: 1"));
+    assert_eq!(read(&dir, "dist/chart/Chart.yaml"), chart);
+    assert_eq!(read(&dir, "Makefile").matches("\nhelm-deploy:").count(), 1);
+}
+
+#[test]
+fn init_with_the_helm_plugin_is_init_then_the_plugin() {
+    let (_a, made) = project_dir("op");
+    rbuilder(
+        &made,
+        &[
+            "init",
+            "--domain",
+            "my.domain",
+            "--plugins",
+            "helm/v2-alpha",
+        ],
+    )
+    .success();
+    let (_b, edited) = initialized("op");
+    rbuilder(&edited, &["edit", "--plugins", "helm/v2-alpha"]).success();
+    assert_same_tree(
+        &snapshot(&made),
+        &snapshot(&edited),
+        "init --plugins helm/v2-alpha",
+    );
+}

@@ -93,7 +93,11 @@ pub(super) fn plan_request(
     record::record(&mut project, request.record);
     plan.update(project::FILE, |_| project.to_yaml())?;
 
-    let next = next_steps(&plan, &resource);
+    let mut next = next_steps(&plan, &resource);
+    if let Some(line) = super::helm::follow(&mut plan, &project, false)? {
+        next.push('\n');
+        next.push_str(&line);
+    }
     Ok((plan, next))
 }
 

@@ -251,6 +251,10 @@ pub(super) fn plan(
         resource.gvk(),
         files.join(" and "),
     ));
+    if let Some(line) = super::helm::follow(&mut plan, &project, true)? {
+        next.push('\n');
+        next.push_str(&line);
+    }
     Ok((plan, next))
 }
 

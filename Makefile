@@ -6,7 +6,8 @@
 # module and caches), and the end-to-end tests of generated operators against a real control
 # plane on this machine. The control plane's binaries (etcd, kube-apiserver,
 # kube-controller-manager, kubectl) are built from their Go modules by scripts/envtest-assets
-# the first time, and cached.
+# the first time, and cached; so is Helm, which checks the charts of `edit --plugins
+# helm/v2-alpha` (scripts/helm).
 
 VENV ?= $(CURDIR)/target/venv
 export PATH := $(VENV)/bin:$(PATH)
@@ -23,6 +24,7 @@ test: tools ## Run every test: unit, CLI, generated projects (with their integra
 
 e2e: tools ## Only the end-to-end part: generated operators against etcd, kube-apiserver and kube-controller-manager
 	scripts/e2e.sh
+	scripts/e2e-helm.sh
 
 tools: $(VENV)/.installed ## Install kubernetes-validate, check-jsonschema, zizmor, PyYAML and shellcheck into target/venv
 

@@ -318,6 +318,7 @@ fn check_samples_against_crds(dir: &Path) {
 const TREES: &[&str] = &[
     "init-only",
     "demo-microservice",
+    "helm-chart",
     "plain",
     "deploy-image",
     "builtin",
@@ -492,6 +493,16 @@ fn demo_microservice() {
     check_runtime(&example);
 }
 
+/// The tutorial's project with kubebuilder's Helm chart (`edit --plugins helm/v2-alpha`): the
+/// project's checks, then the chart's, with the real Helm (scripts/helm builds it).
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn helm_chart() {
+    let (_tmp, dir) = copy_of("helm-chart");
+    check_project(&dir);
+    check_helm_chart(&dir, "helm-chart");
+}
+
 #[test]
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn plain() {
@@ -621,4 +632,366 @@ fn check_runtime(dir: &Path) {
         !update.contains("update ") && !update.contains("create ") && !update.contains("delete "),
         "{update}"
     );
+}
+
+/// The helm binary of scripts/helm (built from its Go module the first time).
+fn helm() -> &'static str {
+    static HELM: OnceLock<String> = OnceLock::new();
+    HELM.get_or_init(|| {
+        let script = repo().join("scripts/helm");
+        let out = Command::new(&script)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        assert!(
+            out.status.success(),
+            "scripts/helm failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    })
+}
+
+/// `command` run by bash in `dir` (for pipes), as `run` runs programs; its stdout and stderr.
+fn bash(dir: &Path, command: &str) -> (String, String) {
+    let out = Command::new("bash")
+        .args(["-o", "pipefail", "-c", command])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .output()
+        .expect("run bash");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(
+        out.status.success(),
+        "`{command}` failed in {}:\n{stdout}\n{stderr}",
+        dir.display()
+    );
+    (stdout, stderr)
+}
+
+/// `helm template` of the chart in `dir` as release `release` in `namespace`, with `sets`
+/// (`--set` arguments); the objects, each checked by `kubernetes-validate --strict`.
+fn helm_template(dir: &Path, release: &str, namespace: &str, sets: &[&str]) -> Vec<Value> {
+    let mut args = vec!["template", release, "dist/chart", "--namespace", namespace];
+    for set in sets {
+        args.extend(["--set", set]);
+    }
+    let rendered = run(dir, helm(), &args);
+    let file = dir.join("target-helm.yaml");
+    std::fs::write(&file, &rendered).expect("write the chart's objects");
+    run(
+        dir,
+        "kubernetes-validate",
+        &["--strict", "--quiet", "target-helm.yaml"],
+    );
+    std::fs::remove_file(&file).expect("remove the chart's objects");
+    check_restricted_pods(&rendered);
+    yaml_documents(&rendered)
+}
+
+/// The chart made by `make helm` from config/default: up to date, linted, every object valid
+/// whatever values.yaml turns on or off, under any release name, and the same objects as
+/// config/default renders but for the differences listed in `CHART_DIFFERENCES`.
+fn check_helm_chart(dir: &Path, project: &str) {
+    let namespace = format!("{project}-system");
+    // values.yaml says what config/ says, as `rbuilder edit` read it: no notes.
+    let (_, notes) = bash(dir, "make helm");
+    assert!(!notes.contains("note:"), "make helm noted:\n{notes}");
+    let (written, _) = bash(dir, "make helm");
+    assert!(
+        !written.contains("wrote "),
+        "a second make helm wrote:\n{written}"
+    );
+    bash(
+        dir,
+        "kubectl kustomize config/default | cargo run --quiet --bin manifests -- helm --check",
+    );
+    // A template that config/ no longer makes is deleted; the user's own templates stay.
+    let templates = dir.join("dist/chart/templates");
+    let header = std::fs::read_to_string(templates.join("manager/manager.yaml"))
+        .expect("the manager's template")
+        .lines()
+        .next()
+        .expect("a header")
+        .to_owned();
+    std::fs::create_dir_all(templates.join("extras")).expect("mkdir");
+    std::fs::write(templates.join("extras/gone.yaml"), format!("{header}\n")).expect("write");
+    std::fs::write(templates.join("extras/mine.yaml"), "# the user's\n").expect("write");
+    let (deleted, _) = bash(dir, "make helm");
+    assert!(
+        deleted.contains("deleted dist/chart/templates/extras/gone.yaml"),
+        "{deleted}"
+    );
+    assert!(templates.join("extras/mine.yaml").exists());
+    std::fs::remove_dir_all(templates.join("extras")).expect("remove extras");
+
+    run(dir, helm(), &["lint", "--strict", "dist/chart"]);
+
+    // As release <project> in <project>-system, the chart names everything as config/default.
+    let chart = helm_template(dir, project, &namespace, &[]);
+    let config = yaml_documents(&run(dir, "kubectl", &["kustomize", "config/default"]));
+    let mut differences = chart_differences(&config, &chart);
+    differences.sort();
+    let mut expected: Vec<String> = CHART_DIFFERENCES
+        .iter()
+        .map(|d| d.replace("<project>", project))
+        .collect();
+    expected.sort();
+    assert_eq!(
+        differences, expected,
+        "helm template and kubectl kustomize config/default differ otherwise than listed"
+    );
+
+    // Everything on, and everything off: still valid objects.
+    let all_on = helm_template(
+        dir,
+        project,
+        &namespace,
+        &[
+            "prometheus.enabled=true",
+            "networkPolicy.enabled=true",
+            "rbac.helpers.enabled=true",
+            "metrics.secure=false",
+            "manager.replicas=2",
+            "manager.pod.labels.team=a",
+            "manager.annotations.note=b",
+            "serviceAccount.annotations.note=c",
+        ],
+    );
+    let kinds = |objects: &[Value]| -> Vec<String> {
+        objects
+            .iter()
+            .map(|o| {
+                format!(
+                    "{} {}",
+                    o["kind"].as_str().unwrap_or_default(),
+                    o["metadata"]["name"].as_str().unwrap_or_default()
+                )
+            })
+            .collect()
+    };
+    for wanted in [
+        format!("ServiceMonitor {project}-controller-manager-metrics-monitor"),
+        format!("NetworkPolicy {project}-allow-metrics-traffic"),
+        format!("NetworkPolicy {project}-allow-webhook-traffic"),
+        format!("ClusterRole {project}-demomicroservice-admin-role"),
+    ] {
+        assert!(
+            kinds(&all_on).contains(&wanted),
+            "no {wanted} in {:?}",
+            kinds(&all_on)
+        );
+    }
+    let deployment = |objects: &[Value]| -> Value {
+        objects
+            .iter()
+            .find(|o| o["kind"] == "Deployment")
+            .cloned()
+            .expect("a Deployment")
+    };
+    let manager = deployment(&all_on);
+    assert_eq!(manager["spec"]["replicas"], 2);
+    assert_eq!(
+        manager["spec"]["template"]["metadata"]["labels"]["team"],
+        "a"
+    );
+    assert_eq!(manager["metadata"]["annotations"]["note"], "b");
+    let args = &manager["spec"]["template"]["spec"]["containers"][0]["args"];
+    assert!(
+        args.as_array()
+            .expect("args")
+            .contains(&serde_json::json!("--metrics-secure=false")),
+        "{args}"
+    );
+
+    let all_off = helm_template(
+        dir,
+        project,
+        &namespace,
+        &[
+            "metrics.enabled=false",
+            "webhook.enabled=false",
+            "certManager.enabled=false",
+            "crd.enabled=false",
+            "serviceAccount.enabled=false",
+            "serviceAccount.name=default",
+        ],
+    );
+    assert_eq!(
+        kinds(&all_off)
+            .iter()
+            .map(|k| k.split(' ').next().unwrap_or_default())
+            .collect::<Vec<_>>(),
+        [
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "Deployment"
+        ],
+        "only the manager and its roles: {:?}",
+        kinds(&all_off)
+    );
+    let manager = deployment(&all_off);
+    let pod = &manager["spec"]["template"]["spec"];
+    assert_eq!(pod["serviceAccountName"], "default");
+    let args = pod["containers"][0]["args"].to_string();
+    for arg in ["--metrics-bind-address=0", "--webhook-bind-address=0"] {
+        assert!(args.contains(arg), "{args}");
+    }
+    assert!(!args.contains("--webhook-cert-path"), "{args}");
+    assert!(pod.get("volumes").is_none(), "{pod}");
+
+    // Another release, in another namespace, with the longest name Helm allows: every name is
+    // the release's and within Kubernetes' limits (kubernetes-validate checks them), and
+    // nothing names config/default's namespace.
+    let release = "r".repeat(53);
+    let elsewhere = helm_template(dir, &release, "elsewhere", &[]);
+    for object in &elsewhere {
+        let name = object["metadata"]["name"].as_str().expect("a name");
+        assert!(
+            name.starts_with(&release[..20]) || object["kind"] == "CustomResourceDefinition",
+            "{name}"
+        );
+        assert!(
+            name.len() <= 63 || object["kind"] == "CustomResourceDefinition",
+            "{name}"
+        );
+    }
+    let text = serde_json::to_string(&elsewhere).expect("JSON");
+    assert!(!text.contains(&namespace), "{namespace} is still named");
+
+    // The manager's role follows the operator's compiled-in scope.
+    let out = Command::new(helm())
+        .args([
+            "template",
+            project,
+            "dist/chart",
+            "--set",
+            "rbac.namespaced=true",
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("run helm");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("this operator watches the whole cluster"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// How `helm template` of the chart (as release <project>, in <project>-system, with the
+/// values `rbuilder edit` wrote) differs from `kubectl kustomize config/default`, once Helm's
+/// labels (`app.kubernetes.io/instance`, `helm.sh/chart` and `managed-by`, on every object and
+/// in every selector) and the order of the manager's arguments are set aside. Each is on
+/// purpose (docs/commands.md lists them):
+const CHART_DIFFERENCES: &[&str] = &[
+    // Helm installs into a namespace that exists (helm-deploy makes it, with the Pod Security
+    // label config/default's Namespace has).
+    "Namespace <project>-system: only in config/default",
+    // rbac.helpers.enabled is false, as in kubebuilder's chart: the admin/editor/viewer roles
+    // are for people, and the operator does not need them.
+    "ClusterRole <project>-demomicroservice-admin-role: only in config/default",
+    "ClusterRole <project>-demomicroservice-editor-role: only in config/default",
+    "ClusterRole <project>-demomicroservice-viewer-role: only in config/default",
+    "ClusterRole <project>-guestbook-admin-role: only in config/default",
+    "ClusterRole <project>-guestbook-editor-role: only in config/default",
+    "ClusterRole <project>-guestbook-viewer-role: only in config/default",
+    // crd.keep: helm uninstall leaves the CRDs, and with them the users' objects.
+    "CustomResourceDefinition demomicroservices.devops.my.domain: +/metadata/annotations",
+    "CustomResourceDefinition guestbooks.devops.my.domain: +/metadata/annotations",
+    // The image: values.yaml's repository, tagged with the chart's appVersion (make
+    // helm-deploy IMG=... sets both), pulled IfNotPresent.
+    "Deployment <project>-controller-manager: ~/spec/template/spec/containers/0/image",
+    "Deployment <project>-controller-manager: +/spec/template/spec/containers/0/imagePullPolicy",
+];
+
+/// The differences between the objects of `config` and of `chart`, one line each (see
+/// `CHART_DIFFERENCES`).
+fn chart_differences(config: &[Value], chart: &[Value]) -> Vec<String> {
+    fn key(object: &Value) -> String {
+        format!(
+            "{} {}",
+            object["kind"].as_str().unwrap_or_default(),
+            object["metadata"]["name"].as_str().unwrap_or_default()
+        )
+    }
+    fn normalized(object: &Value) -> Value {
+        let mut object = object.clone();
+        for path in [
+            "/metadata/labels",
+            "/spec/selector",
+            "/spec/selector/matchLabels",
+            "/spec/template/metadata/labels",
+            "/spec/podSelector/matchLabels",
+        ] {
+            if let Some(labels) = object.pointer_mut(path).and_then(Value::as_object_mut) {
+                for helm in [
+                    "app.kubernetes.io/instance",
+                    "helm.sh/chart",
+                    "app.kubernetes.io/managed-by",
+                ] {
+                    labels.remove(helm);
+                }
+            }
+        }
+        if let Some(metadata) = object["metadata"].as_object_mut() {
+            metadata
+                .retain(|key, v| key != "labels" || v.as_object().is_some_and(|m| !m.is_empty()));
+        }
+        if let Some(args) = object
+            .pointer_mut("/spec/template/spec/containers/0/args")
+            .and_then(Value::as_array_mut)
+        {
+            args.sort_by_key(Value::to_string);
+        }
+        object
+    }
+    fn walk(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+        match (a, b) {
+            (Value::Object(a), Value::Object(b)) => {
+                for key in a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))) {
+                    let at = format!("{path}/{key}");
+                    match (a.get(key), b.get(key)) {
+                        (Some(x), Some(y)) => walk(&at, x, y, out),
+                        (Some(_), None) => out.push(format!("-{at}")),
+                        (None, Some(_)) => out.push(format!("+{at}")),
+                        (None, None) => {}
+                    }
+                }
+            }
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    walk(&format!("{path}/{i}"), x, y, out);
+                }
+            }
+            _ if a != b => out.push(format!("~{path}")),
+            _ => {}
+        }
+    }
+    let mut differences = Vec::new();
+    for object in config {
+        match chart.iter().find(|c| key(c) == key(object)) {
+            None => differences.push(format!("{}: only in config/default", key(object))),
+            Some(templated) => {
+                let mut found = Vec::new();
+                walk("", &normalized(object), &normalized(templated), &mut found);
+                // Helm's labels on an object config/default leaves unlabelled.
+                found.retain(|d| d != "+/metadata/labels");
+                differences.extend(found.into_iter().map(|d| format!("{}: {d}", key(object))));
+            }
+        }
+    }
+    for object in chart
+        .iter()
+        .filter(|c| !config.iter().any(|o| key(o) == key(c)))
+    {
+        differences.push(format!("{}: only in the chart", key(object)));
+    }
+    differences
 }

@@ -634,6 +634,75 @@ fn check_runtime(dir: &Path) {
     );
 }
 
+/// The charts of three more trees, without building them: the templates `make helm` makes from
+/// their config/default, as runtime/tests/helm.rs keeps them (checked against `kubectl
+/// kustomize` here, so they cannot go stale), with the chart's own files from `rbuilder edit
+/// --plugins helm/v2-alpha`: the tutorial's, an operator scoped to its namespace (Roles,
+/// webhooks named after the namespace), and one converting between versions (the CRD's
+/// conversion webhook).
+#[test]
+#[ignore = "needs helm (scripts/helm builds it) and kubernetes-validate (make test runs it)"]
+fn helm_charts_of_other_trees() {
+    for (name, namespaced) in [
+        ("demo-microservice", false),
+        ("namespaced", true),
+        ("multiversion", false),
+    ] {
+        let (_tmp, dir) = copy_of(name);
+        let fixture = repo().join("runtime/tests/helm").join(name);
+        let rendered = std::fs::read_to_string(fixture.join("rendered.yaml")).expect("fixture");
+        assert_eq!(
+            run(&dir, "kubectl", &["kustomize", "config/default"]),
+            rendered,
+            "runtime/tests/helm/{name}/rendered.yaml is not what {name}'s config/default renders: \
+             copy it there and run RBUILDER_GOLDEN=overwrite cargo test -p rbuilder-runtime --test helm"
+        );
+        rbuilder(&dir, &["edit", "--plugins", "helm/v2-alpha"]).success();
+        let templates = dir.join("dist/chart/templates");
+        for folder in std::fs::read_dir(fixture.join("templates")).expect("templates") {
+            let folder = folder.expect("entry").path();
+            let target = templates.join(folder.file_name().expect("a name"));
+            std::fs::create_dir_all(&target).expect("mkdir");
+            for file in std::fs::read_dir(&folder).expect("folder") {
+                let file = file.expect("entry").path();
+                std::fs::copy(&file, target.join(file.file_name().expect("a name"))).expect("copy");
+            }
+        }
+        run(&dir, helm(), &["lint", "--strict", "dist/chart"]);
+        let namespace = format!("{name}-system");
+        let objects = helm_template(&dir, name, &namespace, &[]);
+        let role = objects
+            .iter()
+            .find(|o| o["metadata"]["name"] == format!("{name}-manager-role"))
+            .expect("the manager's role");
+        assert_eq!(
+            role["kind"],
+            if namespaced { "Role" } else { "ClusterRole" }
+        );
+        helm_template(
+            &dir,
+            "other",
+            "elsewhere",
+            &[
+                "prometheus.enabled=true",
+                "networkPolicy.enabled=true",
+                "rbac.helpers.enabled=true",
+            ],
+        );
+        let wrong = if namespaced { "false" } else { "true" };
+        let out = Command::new(helm())
+            .args(["template", name, "dist/chart", "--set"])
+            .arg(format!("rbac.namespaced={wrong}"))
+            .current_dir(&dir)
+            .output()
+            .expect("run helm");
+        assert!(
+            !out.status.success(),
+            "{name}: rbac.namespaced={wrong} was accepted"
+        );
+    }
+}
+
 /// The helm binary of scripts/helm (built from its Go module the first time).
 fn helm() -> &'static str {
     static HELM: OnceLock<String> = OnceLock::new();

@@ -79,3 +79,9 @@ fn demo_microservice() {
 fn namespaced() {
     check("namespaced", "testdata/namespaced", WatchScope::Namespace);
 }
+
+/// CRDs converted by a webhook: the conversion's Service and CA injection are the release's.
+#[test]
+fn multiversion() {
+    check("multiversion", "testdata/multiversion", WatchScope::Cluster);
+}

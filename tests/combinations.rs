@@ -25,9 +25,10 @@
 //!   --namespaced` must refuse), other projects' kinds from their CRDs
 //!   (`--external-api-path`, `--external-api-domain`), webhooks for built-in types that have a
 //!   controller, or are cluster-scoped, several groups (`init --multigroup`, `edit
-//!   --multigroup`), `edit --plugins grafana/v1-alpha`, `--force` again on a kind and on its
-//!   webhooks, and the project-wide flags (`--project-name` at its longest, `--owner`,
-//!   `--license`, and their `edit`).
+//!   --multigroup`), `edit --plugins grafana/v1-alpha`, `init --plugins
+//!   helm/v2-alpha,grafana/v1-alpha` and `edit --plugins helm/v2-alpha --force`, `--force`
+//!   again on a kind and on its webhooks, and the project-wide flags (`--project-name` at its
+//!   longest, `--owner`, `--license`, and their `edit`).
 //!
 //! `every_flag_is_combined` fails when a command gains a flag that no combination uses, so that
 //! a new option comes with its combinations (or says why it cannot change `config/`).
@@ -397,6 +398,20 @@ fn extras() -> Vec<Extra> {
                 vec![
                     "edit --plugins grafana/v1-alpha".into(),
                     "edit --plugins grafana/v1-alpha".into(),
+                ]
+            },
+            namespaced: true,
+        },
+        Extra {
+            // The chart's own files do not change config/, but init and edit take the plugins
+            // in the same list, and later commands change values.yaml.
+            name: "plugins",
+            init_flags: " --plugins helm/v2-alpha,grafana/v1-alpha",
+            commands: || {
+                vec![
+                    "create api --group devops --version v1 --kind Site".into(),
+                    "create webhook --group devops --version v1 --kind Site --defaulting".into(),
+                    "edit --plugins helm/v2-alpha --force".into(),
                 ]
             },
             namespaced: true,

@@ -28,10 +28,8 @@ const KUSTOMIZE_V2: &str = "kustomize.common.kubebuilder.io/v2";
 
 const DEPLOY_IMAGE: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
 const GRAFANA: &str = "grafana.kubebuilder.io/v1-alpha";
-const HELM: &[&str] = &[
-    "helm.kubebuilder.io/v1-alpha",
-    "helm.kubebuilder.io/v2-alpha",
-];
+const HELM_V1: &str = "helm.kubebuilder.io/v1-alpha";
+const HELM: &str = "helm.kubebuilder.io/v2-alpha";
 const AUTOUPDATE: &str = "autoupdate.kubebuilder.io/v1-alpha";
 
 /// A kubebuilder resource's group, version and kind, as kubebuilder spells them.
@@ -143,11 +141,22 @@ impl Translation {
             match key.as_str() {
                 DEPLOY_IMAGE => self.deploy_image_plugin(config)?,
                 GRAFANA => self.project.plugins.grafana = Some(EmptyPlugin {}),
-                helm if HELM.contains(&helm) => self.leave_out(
-                    format!("plugin {helm}"),
-                    "rbuilder has no Helm chart yet",
-                    "`make build-installer` writes dist/install.yaml, everything `make deploy` \
-                     applies in one file; make a chart of it by hand if you need one",
+                HELM => {
+                    // The replay writes the chart's own files; `make helm` its templates.
+                    self.project.plugins.helm = Some(EmptyPlugin {});
+                    let output = config.get("output").and_then(|o| o.as_str());
+                    if let Some(output) = output.filter(|o| o.trim_end_matches('/') != "dist") {
+                        self.leave_out(
+                            format!("plugin {HELM}: output {output}"),
+                            "rbuilder's chart is always in dist/chart",
+                            "move dist/chart where you want it after `make helm`",
+                        );
+                    }
+                }
+                HELM_V1 => self.leave_out(
+                    format!("plugin {HELM_V1}"),
+                    "kubebuilder deprecated it for helm/v2-alpha, whose chart rbuilder writes",
+                    "`rbuilder edit --plugins helm/v2-alpha`, then `make helm`",
                 ),
                 AUTOUPDATE => self.leave_out(
                     format!("plugin {AUTOUPDATE}"),

@@ -41,6 +41,7 @@ pub enum Command {
         after_help = "Examples:\n  rbuilder edit --multigroup\n  rbuilder edit --namespaced\n  \
                             rbuilder edit --license mit --owner \"Jane Doe\"\n  \
                             rbuilder edit --plugins grafana/v1-alpha\n  \
+                            rbuilder edit --plugins autoupdate/v1-alpha\n  \
                             rbuilder edit --plugins helm/v2-alpha   # a Helm chart in dist/chart; then:\n  \
                             make helm                               # its templates, from config/default\n  \
                             make helm-deploy IMG=registry.example/op:0.1.0"
@@ -88,7 +89,8 @@ pub struct InitArgs {
     #[arg(long)]
     pub multigroup: bool,
     /// kubebuilder's optional plugins, comma-separated: helm/v2-alpha (a Helm chart in
-    /// dist/chart), grafana/v1-alpha (Grafana dashboards in grafana/)
+    /// dist/chart), grafana/v1-alpha (Grafana dashboards in grafana/), autoupdate/v1-alpha (a
+    /// weekly workflow that runs `rbuilder update` and opens a pull request)
     #[arg(long, value_name = "PLUGINS")]
     pub plugins: Option<String>,
     /// Print the files that would be written, and write nothing
@@ -290,12 +292,14 @@ pub struct EditArgs {
     pub owner: Option<String>,
     /// With --namespaced: rewrite the files it changes even where they were edited by hand; with
     /// --plugins helm/v2-alpha: write the chart's values.yaml, .helmignore, _helpers.tpl and
-    /// NOTES.txt again (Chart.yaml is kept)
+    /// NOTES.txt again (Chart.yaml is kept); with --plugins autoupdate/v1-alpha: write its
+    /// workflow again
     #[arg(long)]
     pub force: bool,
     /// kubebuilder's optional plugins, comma-separated: grafana/v1-alpha writes Grafana
     /// dashboards into grafana/; helm/v2-alpha a Helm chart into dist/chart (its templates made
-    /// from config/default by `make helm`)
+    /// from config/default by `make helm`); autoupdate/v1-alpha a weekly GitHub workflow that
+    /// runs `rbuilder update` with the newest rbuilder and opens a pull request
     #[arg(long, value_name = "PLUGINS")]
     pub plugins: Option<String>,
     /// Print the files that would be written, and write nothing

@@ -139,6 +139,13 @@ pub struct Plugins {
         skip_serializing_if = "Option::is_none"
     )]
     pub helm: Option<EmptyPlugin>,
+    /// Set once `edit --plugins autoupdate/v1-alpha` wrote the weekly update workflow.
+    #[serde(
+        rename = "autoupdate.rbuilder.io/v1-alpha",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub autoupdate: Option<EmptyPlugin>,
 }
 
 /// A plugin with no options of its own (`{}` in PROJECT).
@@ -148,7 +155,10 @@ pub struct EmptyPlugin {}
 
 impl Plugins {
     fn is_empty(&self) -> bool {
-        self.deploy_image.is_none() && self.grafana.is_none() && self.helm.is_none()
+        self.deploy_image.is_none()
+            && self.grafana.is_none()
+            && self.helm.is_none()
+            && self.autoupdate.is_none()
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::json;
 use super::create_webhook::{
     MANAGER_NEEDS, REPLACEMENTS, plan_replacements, plan_webhook_configurations,
 };
-use super::{finish, grafana, helm};
+use super::{autoupdate, finish, grafana, helm};
 use crate::cli::EditArgs;
 use crate::license;
 use crate::manifests::role_with_scope;
@@ -91,6 +91,11 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
                 next.push(helm::plan(&mut plan, &after, &ctx, args.force)?);
                 after.plugins.helm = Some(Default::default());
             }
+            Plugin::Autoupdate => {
+                let ctx = project_context(root, &after);
+                next.push(autoupdate::plan(&mut plan, &ctx, args.force)?);
+                after.plugins.autoupdate = Some(Default::default());
+            }
         }
     }
     plan.update(project::FILE, |_| after.to_yaml())?;
@@ -102,10 +107,12 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
 pub(super) enum Plugin {
     Grafana,
     Helm,
+    Autoupdate,
 }
 
 /// The plugins `--plugins` accepts, as the messages list them.
-const KNOWN_PLUGINS: &str = "grafana/v1-alpha (Grafana dashboards) or helm/v2-alpha (a Helm chart)";
+const KNOWN_PLUGINS: &str = "grafana/v1-alpha (Grafana dashboards), helm/v2-alpha (a Helm chart) \
+                             or autoupdate/v1-alpha (a weekly rbuilder update workflow)";
 
 /// The plugins of `--plugins` (comma-separated, as kubebuilder takes them, by their short name
 /// or kubebuilder's full one), each once, for `command`.
@@ -115,6 +122,7 @@ pub(super) fn parse_plugins(list: &str, command: &str) -> Result<Vec<Plugin>> {
         let plugin = match name {
             grafana::PLUGIN | "grafana.kubebuilder.io/v1-alpha" => Plugin::Grafana,
             helm::PLUGIN | "helm.kubebuilder.io/v2-alpha" => Plugin::Helm,
+            autoupdate::PLUGIN | "autoupdate.kubebuilder.io/v1-alpha" => Plugin::Autoupdate,
             "go/v4" | "go.kubebuilder.io/v4" => bail!(
                 "--plugins {list}: {name} is kubebuilder's Go layout; rbuilder writes Rust \
                  projects, so leave it out (e.g. --plugins {})",

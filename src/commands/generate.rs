@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{Outcome, create_api, create_webhook, grafana, helm, init, say};
+use super::{Outcome, autoupdate, create_api, create_webhook, grafana, helm, init, say};
 use crate::cli::GenerateArgs;
 use crate::kubebuilder::{self, GO_V4};
 use crate::project::{FILE, Project};
@@ -268,6 +268,14 @@ fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -
         grafana::plan(&mut plan, &ctx, config)?;
         let mut replayed = Project::load(output)?;
         replayed.plugins.grafana = Some(Default::default());
+        plan.update(crate::project::FILE, |_| replayed.to_yaml())?;
+        plan.apply()?;
+    }
+    if project.plugins.autoupdate.is_some() {
+        let mut plan = Plan::new(output);
+        autoupdate::plan(&mut plan, &ctx, false)?;
+        let mut replayed = Project::load(output)?;
+        replayed.plugins.autoupdate = Some(Default::default());
         plan.update(crate::project::FILE, |_| replayed.to_yaml())?;
         plan.apply()?;
     }

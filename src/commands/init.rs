@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 
 use super::edit::{Plugin, parse_plugins};
-use super::{finish, grafana, helm, owned_files};
+use super::{autoupdate, finish, grafana, helm, owned_files};
 use crate::cli::InitArgs;
 use crate::manifests::normalized;
 use crate::model::{Domain, ProjectName};
@@ -74,6 +74,11 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
                 next.push('\n');
                 next.push_str(&helm::plan(&mut plan, &project, &ctx, false)?);
                 project.plugins.helm = Some(Default::default());
+            }
+            Plugin::Autoupdate => {
+                next.push('\n');
+                next.push_str(&autoupdate::plan(&mut plan, &ctx, false)?);
+                project.plugins.autoupdate = Some(Default::default());
             }
         }
         plan.update(project::FILE, |_| project.to_yaml())?;

@@ -1,6 +1,7 @@
 //! One module per command. Each validates its arguments into the model, builds a Plan, and
 //! hands it to `finish`; none writes files itself.
 
+mod autoupdate;
 mod create_api;
 mod create_webhook;
 mod edit;

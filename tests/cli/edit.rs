@@ -321,3 +321,55 @@ fn init_with_the_helm_plugin_is_init_then_the_plugin() {
         "init --plugins helm/v2-alpha",
     );
 }
+
+#[test]
+fn the_autoupdate_plugin_writes_the_weekly_update_workflow_once() {
+    const WORKFLOW: &str = ".github/workflows/auto_update.yml";
+    let (_tmp, dir) = initialized("op");
+    rbuilder(&dir, &["edit", "--plugins", "autoupdate/v1-alpha"])
+        .success()
+        .stdout(contains("opens a pull request"));
+    let workflow = read(&dir, WORKFLOW);
+    // What the workflow runs, and that GitHub's expressions survived the templating.
+    for expected in [
+        "cargo install --locked rbuilder",
+        "rbuilder update",
+        "gh pr create",
+        "GH_TOKEN: ${{ github.token }}",
+        "cron: ",
+    ] {
+        assert!(workflow.contains(expected), "{expected}:\n{workflow}");
+    }
+    assert!(read(&dir, "PROJECT").contains("autoupdate.rbuilder.io/v1-alpha: {}"));
+
+    // Again: nothing to do. The user's own version is kept unless --force.
+    let before = snapshot(&dir);
+    rbuilder(&dir, &["edit", "--plugins", "autoupdate/v1-alpha"]).success();
+    assert_same_tree(&before, &snapshot(&dir), "a second edit --plugins");
+    fs::write(dir.join(WORKFLOW), "name: mine\n").unwrap();
+    assert_rejected(
+        &dir,
+        &["edit", "--plugins", "autoupdate.kubebuilder.io/v1-alpha"],
+        &["auto_update.yml exists and differs", "--force"],
+    );
+    rbuilder(
+        &dir,
+        &["edit", "--plugins", "autoupdate/v1-alpha", "--force"],
+    )
+    .success();
+    assert_eq!(read(&dir, WORKFLOW), workflow);
+
+    // alpha generate replays it.
+    let (_out, out) = project_dir("replayed");
+    rbuilder(
+        &dir,
+        &[
+            "alpha",
+            "generate",
+            "--output-dir",
+            &out.display().to_string(),
+        ],
+    )
+    .success();
+    assert_eq!(read(&out, WORKFLOW), workflow);
+}

@@ -18,7 +18,13 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Migrates kubebuilder's project `name` into a new folder; returns the folder, its parent (to
 /// keep), and what rbuilder printed.
+/// Migrates fixture `name`, which leaves something out.
 fn migrate(name: &str) -> (tempfile::TempDir, PathBuf, String) {
+    migrate_with(name, LEFT_OUT)
+}
+
+/// Migrates fixture `name`, which must end with exit status `code`.
+fn migrate_with(name: &str, code: i32) -> (tempfile::TempDir, PathBuf, String) {
     let (tmp, _) = project_dir("unused");
     let out = tmp.path().join("rust");
     let input = fixture(name);
@@ -30,10 +36,7 @@ fn migrate(name: &str) -> (tempfile::TempDir, PathBuf, String) {
         "--output-dir",
         out.to_str().unwrap(),
     ];
-    let output = rbuilder(tmp.path(), &args)
-        .code(LEFT_OUT)
-        .get_output()
-        .clone();
+    let output = rbuilder(tmp.path(), &args).code(code).get_output().clone();
     assert!(
         output.stderr.is_empty(),
         "{}",
@@ -216,20 +219,26 @@ fn project_v4_multigroup_is_carried_over_but_a_kind_name_in_a_second_group() {
 }
 
 #[test]
-fn project_v4_with_plugins_is_carried_over_but_autoupdate() {
+fn project_v4_with_plugins_is_carried_over_whole() {
     // Its Rust project is a golden tree too (testdata/kubebuilder-projects/migrated), built by
     // tests/generated.rs.
-    let (_tmp, out, stdout) = migrate("project-v4-with-plugins");
+    let (_tmp, out, stdout) = migrate_with("project-v4-with-plugins", 0);
     assert!(
         stdout.contains("init, 4 create api and 2 create webhook"),
         "{stdout}"
     );
-    assert_left_out(&stdout, &["plugin autoupdate.kubebuilder.io/v1-alpha"]);
+    assert!(stdout.contains("Nothing was left out."), "{stdout}");
     assert!(stdout.contains("Next: cd "), "{stdout}");
     let project = read(&out, "PROJECT");
     // Its Helm chart: the chart's own files, whose templates `make helm` makes.
     assert!(project.contains("helm.rbuilder.io/v2-alpha"), "{project}");
     assert!(read(&out, "dist/chart/values.yaml").contains("namespaced: true"));
+    // Its autoupdate workflow, in rbuilder's terms.
+    assert!(
+        project.contains("autoupdate.rbuilder.io/v1-alpha"),
+        "{project}"
+    );
+    assert!(read(&out, ".github/workflows/auto_update.yml").contains("rbuilder update"));
     assert!(project.contains("namespaced: true"), "{project}");
     assert!(project.contains("image: busybox:1.36.1"), "{project}");
 }

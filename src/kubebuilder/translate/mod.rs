@@ -158,12 +158,9 @@ impl Translation {
                     "kubebuilder deprecated it for helm/v2-alpha, whose chart rbuilder writes",
                     "`rbuilder edit --plugins helm/v2-alpha`, then `make helm`",
                 ),
-                AUTOUPDATE => self.leave_out(
-                    format!("plugin {AUTOUPDATE}"),
-                    "rbuilder has no workflow that brings a project to a new release yet",
-                    "after upgrading rbuilder, run `rbuilder update`: it rewrites the runtime and \
-                     lists your files that a new scaffold writes differently",
-                ),
+                // rbuilder's workflow runs `rbuilder update` where kubebuilder's runs
+                // `kubebuilder alpha update`.
+                AUTOUPDATE => self.project.plugins.autoupdate = Some(EmptyPlugin {}),
                 other => self.leave_out(
                     format!("plugin {other}"),
                     "rbuilder has no such plugin",

@@ -28,7 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Create a new operator project in the current folder
     #[command(after_help = "Example:\n  mkdir example && cd example\n  \
-                            rbuilder init --domain my.domain --owner \"Jane Doe\"")]
+                            rbuilder init --domain my.domain --owner \"Jane Doe\"\n  \
+                            rbuilder init --domain my.domain --license-file ../header.txt")]
     Init(InitArgs),
     /// Add something to the project (an API: a custom resource and its controller)
     #[command(subcommand)]
@@ -40,6 +41,7 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  rbuilder edit --multigroup\n  rbuilder edit --namespaced\n  \
                             rbuilder edit --license mit --owner \"Jane Doe\"\n  \
+                            rbuilder edit --license-file ../header.txt\n  \
                             rbuilder edit --plugins grafana/v1-alpha\n  \
                             rbuilder edit --plugins autoupdate/v1-alpha\n  \
                             rbuilder edit --plugins helm/v2-alpha   # a Helm chart in dist/chart; then:\n  \
@@ -82,6 +84,9 @@ pub struct InitArgs {
     /// The license header put at the top of generated source files
     #[arg(long, value_enum, default_value = "apache2")]
     pub license: LicenseArg,
+    /// A file whose text is the license header (hack/boilerplate.txt); overrides --license, as kubebuilder's
+    #[arg(long, value_name = "FILE")]
+    pub license_file: Option<PathBuf>,
     /// Watch one namespace (WATCH_NAMESPACE) with a Role instead of the whole cluster
     #[arg(long)]
     pub namespaced: bool,
@@ -287,6 +292,9 @@ pub struct EditArgs {
     /// The license header of files scaffolded from now on (hack/boilerplate.txt)
     #[arg(long, value_enum)]
     pub license: Option<LicenseArg>,
+    /// A file whose text is the license header of files scaffolded from now on; overrides --license
+    #[arg(long, value_name = "FILE")]
+    pub license_file: Option<PathBuf>,
     /// The copyright owner in the license header of files scaffolded from now on
     #[arg(long)]
     pub owner: Option<String>,

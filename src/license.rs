@@ -1,6 +1,10 @@
 //! The license header of generated source files (`hack/boilerplate.txt`), as `init --license`
 //! and `--owner` choose it.
 
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
+
 use crate::project::License;
 
 /// The SPDX identifier of `license`, for Cargo.toml; `None` for `--license none`.
@@ -8,7 +12,8 @@ pub fn spdx(license: License) -> Option<&'static str> {
     match license {
         License::Apache2 => Some("Apache-2.0"),
         License::Mit => Some("MIT"),
-        License::None => None,
+        // A header of the user's own names no license rbuilder could put in Cargo.toml.
+        License::None | License::Custom => None,
     }
 }
 
@@ -28,8 +33,59 @@ pub fn boilerplate(license: License, owner: &str, year: u32) -> String {
              limitations under the License.\n"
         ),
         License::Mit => format!("Copyright {year} {owner}.\n\nSPDX-License-Identifier: MIT\n"),
-        License::None => String::new(),
+        // A custom header lives in hack/boilerplate.txt only; PROJECT does not hold its text,
+        // so without that file there is nothing to write.
+        License::None | License::Custom => String::new(),
     }
+}
+
+/// `--owner` with `--license-file`: the owner is a line of rbuilder's own headers only.
+pub const OWNER_WITH_FILE: &str = "--owner does not apply with --license-file: the file's text \
+     is the whole license header, so put the copyright holder in it and leave --owner out";
+
+/// The text of `--license-file <path>`, as hack/boilerplate.txt holds it: lines of text that
+/// each generated Rust file gets as `//` comments. A kubebuilder header (a Go `/* ... */`
+/// block, as its `--license-file` wants) is taken without its delimiters, so that the file a
+/// kubebuilder user has works as it is. Refused: a file that cannot be read, is not text, or
+/// holds nothing (`--license none` says that).
+pub fn read_file(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| {
+        format!(
+            "cannot read the license file {} given to --license-file",
+            path.display()
+        )
+    })?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => text,
+        _ => bail!(
+            "the license file {} is not text (it is binary or not UTF-8): give a text file \
+             with the header to put at the top of generated source files",
+            path.display()
+        ),
+    };
+    let text = text.replace("\r\n", "\n");
+    let mut lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    if lines.len() >= 2
+        && lines.first().is_some_and(|l| l.trim() == "/*")
+        && lines.last().is_some_and(|l| l.trim() == "*/")
+    {
+        lines.remove(0);
+        lines.pop();
+    }
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        bail!(
+            "the license file {} is empty: give a file with the header's text, or \
+             --license none for no header",
+            path.display()
+        );
+    }
+    Ok(format!("{}\n", lines.join("\n")))
 }
 
 /// The year for the copyright line. SOURCE_DATE_EPOCH (the reproducible-builds convention)
@@ -69,5 +125,36 @@ mod tests {
         assert_eq!(year_of(1_798_761_599), 2026); // 2026-12-31T23:59:59Z
         assert_eq!(year_of(1_798_761_600), 2027);
         assert_eq!(year_of(951_782_400), 2000); // 2000-02-29
+    }
+
+    fn read(content: &[u8]) -> Result<String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("header.txt");
+        std::fs::write(&path, content).expect("write");
+        read_file(&path)
+    }
+
+    #[test]
+    fn a_license_file_is_its_text_without_blank_edges_or_go_delimiters() {
+        let text = read(b"\nCopyright ACME.\r\n\nAll rights reserved.  \n\n").expect("text");
+        assert_eq!(text, "Copyright ACME.\n\nAll rights reserved.\n");
+        let go = read(b"/*\nCopyright YEAR ACME.\n*/\n").expect("go block");
+        assert_eq!(go, "Copyright YEAR ACME.\n");
+    }
+
+    #[test]
+    fn a_license_file_must_hold_text() {
+        for (content, needle) in [
+            (&b""[..], "is empty"),
+            (b" \n\n", "is empty"),
+            (b"/*\n*/\n", "is empty"),
+            (b"\x7fELF\0\x01", "is not text"),
+            (b"\xff\xfe", "is not text"),
+        ] {
+            let error = read(content).expect_err("refused").to_string();
+            assert!(error.contains(needle), "{content:?}: {error}");
+        }
+        let missing = read_file(Path::new("/nonexistent/header.txt")).expect_err("refused");
+        assert!(format!("{missing:#}").contains("cannot read the license file"));
     }
 }

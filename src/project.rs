@@ -62,6 +62,8 @@ pub enum License {
     Apache2,
     Mit,
     None,
+    /// The user's own header (`--license-file`), kept in hack/boilerplate.txt.
+    Custom,
 }
 
 /// One scaffolded resource, as kubebuilder records it.

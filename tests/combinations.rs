@@ -28,7 +28,7 @@
 //!   --multigroup`), `edit --plugins grafana/v1-alpha`, `init --plugins
 //!   helm/v2-alpha,grafana/v1-alpha` and `edit --plugins helm/v2-alpha --force`, `--force`
 //!   again on a kind and on its webhooks, and the project-wide flags (`--project-name` at its
-//!   longest, `--owner`, `--license`, and their `edit`).
+//!   longest, `--owner`, `--license`, `--license-file`, and their `edit`).
 //!
 //! `every_flag_is_combined` fails when a command gains a flag that no combination uses, so that
 //! a new option comes with its combinations (or says why it cannot change `config/`).
@@ -270,6 +270,7 @@ fn webhook_commands(flavor: &Flavor, sequence: &[&str]) -> Vec<String> {
 /// needs, and whether an operator scoped to a namespace can have it.
 struct Extra {
     name: &'static str,
+    /// `{headers}` stands for testdata/headers, by absolute path.
     init_flags: &'static str,
     commands: fn() -> Vec<String>,
     namespaced: bool,
@@ -288,7 +289,8 @@ fn extras() -> Vec<Extra> {
     vec![
         Extra {
             name: "builtin-controllers",
-            init_flags: "",
+            // A header of the user's own changes no object; it rides along with an extra.
+            init_flags: " --license-file {headers}/acme.txt",
             commands: || {
                 vec![
                     "create api --group apps --version v1 --kind Deployment --resource=false"
@@ -438,7 +440,15 @@ fn extras() -> Vec<Extra> {
             // The longest project name: its prefix goes into every name kustomize makes.
             init_flags: " --project-name abcdefghijklmnopqrstuvwxyz12 --owner \"Jane Doe\" \
                           --license mit",
-            commands: || vec!["edit --license none --owner \"John Doe\"".into()],
+            commands: || {
+                vec![
+                    "edit --license none --owner \"John Doe\"".into(),
+                    format!(
+                        "edit --license-file {}",
+                        repo().join("testdata/headers/acme.txt").display()
+                    ),
+                ]
+            },
             namespaced: true,
         },
     ]
@@ -499,7 +509,11 @@ fn cases() -> Vec<Case> {
                 continue;
             }
             for webhooks in [false, true] {
-                let mut commands = vec![scope.init(extra.init_flags)];
+                let flags = extra.init_flags.replace(
+                    "{headers}",
+                    &repo().join("testdata/headers").display().to_string(),
+                );
+                let mut commands = vec![scope.init(&flags)];
                 commands.push(GUESTBOOK.to_owned());
                 commands.extend((extra.commands)());
                 if webhooks {

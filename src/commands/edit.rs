@@ -35,12 +35,13 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     if args.multigroup.is_none()
         && args.namespaced.is_none()
         && args.license.is_none()
+        && args.license_file.is_none()
         && args.owner.is_none()
         && args.plugins.is_none()
     {
         bail!(
             "nothing to edit: pass a setting to change, e.g. `rbuilder edit --multigroup`, \
-             --namespaced, --license, --owner or --plugins {}",
+             --namespaced, --license, --license-file, --owner or --plugins {}",
             KNOWN_PLUGINS
         );
     }
@@ -54,7 +55,27 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     if let Some(multigroup) = args.multigroup {
         next.push(multigroup_change(&mut after, multigroup)?);
     }
-    if args.license.is_some() || args.owner.is_some() {
+    if args.license_file.is_some() && args.owner.is_some() {
+        bail!("{}", license::OWNER_WITH_FILE);
+    }
+    if args.owner.is_some()
+        && args.license.is_none()
+        && args.license_file.is_none()
+        && before.license == License::Custom
+    {
+        // rbuilder would rewrite the header from the owner, and the user's text would be lost.
+        bail!(
+            "the project's license header is its own (hack/boilerplate.txt, from \
+             --license-file), which --owner cannot change: edit that file, or give --license \
+             with --owner for one of rbuilder's headers"
+        );
+    }
+    // Read before anything is planned: a file that cannot be the header is refused first.
+    let license_file = match &args.license_file {
+        Some(path) => Some(license::read_file(path)?),
+        None => None,
+    };
+    if args.license.is_some() || license_file.is_some() || args.owner.is_some() {
         if let Some(owner) = &args.owner
             && owner.trim().is_empty()
         {
@@ -63,10 +84,14 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
         if let Some(license) = args.license {
             after.license = license.into();
         }
+        if license_file.is_some() {
+            // The file overrides --license, as at init and in kubebuilder.
+            after.license = License::Custom;
+        }
         if args.owner.is_some() {
             after.owner = args.owner.clone();
         }
-        next.push(license_change(&mut plan, &before, &after)?);
+        next.push(license_change(&mut plan, &before, &after, license_file)?);
     }
     if let Some(namespaced) = args.namespaced
         && namespaced != before.namespaced
@@ -163,12 +188,19 @@ fn multigroup_change(project: &mut Project, multigroup: bool) -> Result<String> 
 
 /// A new license header: hack/boilerplate.txt (what every later command writes at the top of
 /// a Rust file) and Cargo.toml's `license` field.
-fn license_change(plan: &mut Plan, before: &Project, after: &Project) -> Result<String> {
+/// `custom` is the text of `--license-file`, which is the header as it is.
+fn license_change(
+    plan: &mut Plan,
+    before: &Project,
+    after: &Project,
+    custom: Option<String>,
+) -> Result<String> {
     let owner = after
         .owner
         .clone()
         .unwrap_or_else(|| format!("The {} Authors", after.project_name));
-    let boilerplate = license::boilerplate(after.license, &owner, license::copyright_year());
+    let boilerplate = custom
+        .unwrap_or_else(|| license::boilerplate(after.license, &owner, license::copyright_year()));
     if plan.exists(BOILERPLATE) {
         plan.update(BOILERPLATE, |_| Ok(boilerplate))?;
     } else {

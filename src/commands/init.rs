@@ -7,9 +7,11 @@ use anyhow::{Context as _, Result, bail};
 use super::edit::{Plugin, parse_plugins};
 use super::{autoupdate, finish, grafana, helm, owned_files};
 use crate::cli::InitArgs;
+use crate::license;
 use crate::manifests::normalized;
 use crate::model::{Domain, ProjectName};
-use crate::project::{self, Project};
+use crate::project::{self, License, Project};
+use crate::scaffold::context::context_with_header;
 use crate::scaffold::project_context;
 use crate::scaffold::{Plan, Templates};
 
@@ -46,15 +48,32 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
         Some(list) => parse_plugins(list, "init")?,
         None => Vec::new(),
     };
+    // Read before anything is written: a file that cannot be the header is refused first.
+    let license_file = match &args.license_file {
+        Some(path) => {
+            if args.owner.is_some() {
+                bail!("{}", license::OWNER_WITH_FILE);
+            }
+            Some(license::read_file(path)?)
+        }
+        None => None,
+    };
     check_folder(root)?;
 
     let mut project = Project::new(&name, &domain);
     project.owner = args.owner.clone();
-    project.license = args.license.into();
+    // The file overrides --license, as kubebuilder's --license-file does.
+    project.license = match license_file {
+        Some(_) => License::Custom,
+        None => args.license.into(),
+    };
     project.namespaced = args.namespaced;
     project.multigroup = args.multigroup;
 
-    let ctx = project_context(root, &project);
+    let ctx = match license_file {
+        Some(text) => context_with_header(&project, Some(text)),
+        None => project_context(root, &project),
+    };
     let mut plan = plan(root, &project, &ctx)?;
     let mut next = format!(
         "Next: add an API, then build and test:\n  \

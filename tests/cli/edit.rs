@@ -84,6 +84,52 @@ fn edit_license_and_owner_change_the_header_of_what_comes_next() {
     assert_rejected(&dir, &["edit"], &["nothing to edit"]);
 }
 
+/// `edit --license-file`: the file's text is the header of what comes next, PROJECT says
+/// `custom` and Cargo.toml names no license; `update` and `alpha generate` keep that header,
+/// and `--license` with `--owner` goes back to one of rbuilder's headers.
+#[test]
+fn edit_license_file_gives_later_files_the_users_header() {
+    let (tmp, dir) = initialized("op");
+    let header = tmp.path().join("header.txt");
+    std::fs::write(
+        &header,
+        "/*\nCopyright 2026 Acme.\n\nAll rights reserved.\n*/\n",
+    )
+    .expect("write");
+    let header = header.to_str().expect("UTF-8 path");
+    rbuilder(&dir, &["edit", "--license-file", header]).success();
+    assert_eq!(
+        read(&dir, "hack/boilerplate.txt"),
+        "Copyright 2026 Acme.\n\nAll rights reserved.\n"
+    );
+    assert!(!read(&dir, "Cargo.toml").contains("license ="));
+    assert!(read(&dir, "PROJECT").contains("license: custom"));
+    rbuilder(
+        &dir,
+        &["create", "api", "--group", "web", "--kind", "Guestbook"],
+    )
+    .success();
+    let expected = "// Copyright 2026 Acme.\n//\n// All rights reserved.\n\n";
+    assert!(read(&dir, "src/controller/guestbook.rs").starts_with(expected));
+    rbuilder(&dir, &["update"]).success();
+    assert!(read(&dir, "runtime/src/lib.rs").starts_with(expected));
+    let output = tmp.path().join("replayed");
+    rbuilder(
+        &dir,
+        &[
+            "alpha",
+            "generate",
+            "--output-dir",
+            output.to_str().expect("UTF-8 path"),
+        ],
+    )
+    .success();
+    assert!(read(&output, "src/controller/guestbook.rs").starts_with(expected));
+    rbuilder(&dir, &["edit", "--license", "mit", "--owner", "Jane Doe"]).success();
+    assert!(read(&dir, "Cargo.toml").contains("license = \"MIT\""));
+    assert!(read(&dir, "hack/boilerplate.txt").contains("Jane Doe"));
+}
+
 /// src/lib.rs keeps the header it was written with after `edit --license`; `edit
 /// --namespaced` then sees it as rbuilder wrote it (it used to call it changed by hand), and
 /// changes its scope under that header.

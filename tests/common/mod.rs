@@ -40,12 +40,13 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
 /// A new folder named `name` (the project name comes from it) inside a temporary folder,
 /// beside `crds`, a link to `testdata/crds`: commands give CRDs as `../crds/...`, the path
 /// that also works from a golden tree (`testdata/<tree>`); and beside `kubebuilder-projects`,
-/// a link to kubebuilder's projects that `alpha generate` migrates.
+/// a link to kubebuilder's projects that `alpha generate` migrates; and beside `headers`, the
+/// license headers of `--license-file`.
 pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join(name);
     std::fs::create_dir(&dir).expect("create project folder");
-    for linked in ["crds", "kubebuilder-projects"] {
+    for linked in ["crds", "kubebuilder-projects", "headers"] {
         std::os::unix::fs::symlink(
             repo().join("testdata").join(linked),
             tmp.path().join(linked),

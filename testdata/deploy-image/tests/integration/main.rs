@@ -1,16 +1,7 @@
-// Copyright 2026 The deploy-image Authors.
+// Copyright 2026 Acme Robotics, Inc.
 //
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// Proprietary and confidential. Do not distribute without written permission
+// from Acme Robotics, Inc.
 
 //! Integration tests: each kind's controller and webhooks against a real kube-apiserver and
 //! etcd, one module per kind and per kind's webhooks. Each test starts a control plane of its

@@ -139,7 +139,9 @@ pub enum CreateCommand {
         --defaulting --programmatic-validation\n  \
         rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
         --conversion --spoke v2\n  \
-        rbuilder create webhook --group core --version v1 --kind Pod --defaulting")]
+        rbuilder create webhook --group core --version v1 --kind Pod --defaulting\n  \
+        rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
+        --programmatic-validation --validation-path /validate-dms")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -168,6 +170,12 @@ pub struct CreateWebhookArgs {
     /// separate with commas)
     #[arg(long = "spoke", value_name = "VERSION", value_delimiter = ',')]
     pub spokes: Vec<String>,
+    /// With --defaulting: serve it at this path instead of /mutate-<group>-<version>-<kind>
+    #[arg(long, value_name = "PATH")]
+    pub defaulting_path: Option<String>,
+    /// With --programmatic-validation: serve it at this path instead of /validate-<group>-<version>-<kind>
+    #[arg(long, value_name = "PATH")]
+    pub validation_path: Option<String>,
     /// Rewrite this kind's webhook files if they exist (never other files)
     #[arg(long)]
     pub force: bool,

@@ -47,6 +47,14 @@ fn sorted(value: Value) -> Value {
     }
 }
 
+/// Where the runtime serves an admission webhook without a custom path, as controller-runtime
+/// does: `/mutate-<group with dashes>-<version>-<kind>`, `/validate-...`.
+pub fn default_path(mutating: bool, api_group: &str, version: &str, kind: &str) -> String {
+    let prefix = if mutating { "mutate" } else { "validate" };
+    let group = api_group.replace('.', "-");
+    format!("/{prefix}-{group}-{version}-{}", kind.to_lowercase())
+}
+
 /// The Service the API server calls webhooks through, as the runtime's `manifests.rs` names it.
 const WEBHOOK_SERVICE: (&str, &str) = ("webhook-service", "system");
 
@@ -61,18 +69,17 @@ pub struct AdmissionWebhook<'a> {
     /// Whether the kind is one of the project's CRDs; a webhook for another type (a Pod) is
     /// kept away from the manager's objects (see [`scope_kubernetes_type`]).
     pub own: bool,
+    /// The path PROJECT records for it (`defaultingPath`, `validationPath`), if any.
+    pub custom_path: Option<&'a str>,
 }
 
 impl AdmissionWebhook<'_> {
-    /// The runtime's `Webhook::path`.
+    /// The runtime's `Webhook::path`: the custom path, else the default one.
     pub fn path(&self) -> String {
-        let prefix = if self.mutating { "mutate" } else { "validate" };
-        let group = self.api_group.replace('.', "-");
-        format!(
-            "/{prefix}-{group}-{}-{}",
-            self.version,
-            self.kind.to_lowercase()
-        )
+        match self.custom_path {
+            Some(path) => path.to_owned(),
+            None => default_path(self.mutating, self.api_group, self.version, self.kind),
+        }
     }
 
     /// The runtime's `Webhook::name`.

@@ -104,10 +104,18 @@ pub struct WebhooksEntry {
     pub conversion: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defaulting: bool,
+    /// Where the defaulting webhook is served, if not at its default path
+    /// (`--defaulting-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaulting_path: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spoke: Vec<Version>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub validation: bool,
+    /// Where the validating webhook is served, if not at its default path
+    /// (`--validation-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_path: Option<String>,
     pub webhook_version: String,
 }
 

@@ -426,10 +426,11 @@ fn extras() -> Vec<Extra> {
                     "create api --group devops --version v1alpha1 --kind Site --image nginx:1.27"
                         .into(),
                     "create api --group devops --version v1alpha1 --kind Site --force".into(),
-                    "create webhook --group devops --version v1alpha1 --kind Site --defaulting"
+                    "create webhook --group devops --version v1alpha1 --kind Site --defaulting \
+                     --defaulting-path /default-site"
                         .into(),
                     "create webhook --group devops --version v1alpha1 --kind Site --defaulting \
-                     --programmatic-validation --force"
+                     --programmatic-validation --force --validation-path /sites/validate"
                         .into(),
                 ]
             },

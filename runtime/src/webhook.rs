@@ -112,6 +112,10 @@ pub struct Webhook {
     pub resource: fn() -> ApiResource,
     /// The operations the API server sends an admission webhook (none for a conversion).
     pub operations: &'static [&'static str],
+    /// The path given to `create webhook --defaulting-path`/`--validation-path`, if any: the
+    /// server's route and the configuration's `clientConfig.service.path` both read
+    /// [`Webhook::path`], so they cannot disagree.
+    custom_path: Option<&'static str>,
     handler: Handler,
 }
 
@@ -141,7 +145,26 @@ pub const fn defaulting<D: Defaulter>() -> Webhook {
         webhook_type: WebhookType::Defaulting,
         resource: api_resource::<D::Resource>,
         operations: CREATE_UPDATE,
+        custom_path: None,
         handler: Handler::Admission(default_request::<D>),
+    }
+}
+
+/// [`defaulting`], served at `path` (as controller-runtime's `WithDefaulterCustomPath`)
+/// instead of `/mutate-<group>-<version>-<kind>`.
+pub const fn defaulting_at<D: Defaulter>(path: &'static str) -> Webhook {
+    Webhook {
+        custom_path: Some(path),
+        ..defaulting::<D>()
+    }
+}
+
+/// [`validating`], served at `path` (as controller-runtime's `WithValidatorCustomPath`)
+/// instead of `/validate-<group>-<version>-<kind>`.
+pub const fn validating_at<V: Validator>(path: &'static str) -> Webhook {
+    Webhook {
+        custom_path: Some(path),
+        ..validating::<V>()
     }
 }
 
@@ -155,6 +178,7 @@ pub const fn validating<V: Validator>() -> Webhook {
         } else {
             CREATE_UPDATE
         },
+        custom_path: None,
         handler: Handler::Admission(validate_request::<V>),
     }
 }
@@ -172,6 +196,7 @@ where
         webhook_type: WebhookType::Conversion,
         resource: api_resource::<Hub>,
         operations: &[],
+        custom_path: None,
         handler: Handler::Conversion(Spoke {
             resource: api_resource::<S>,
             to_hub: convert::<S, Hub>,
@@ -186,8 +211,12 @@ fn api_resource<K: Resource<DynamicType = ()>>() -> ApiResource {
 
 impl Webhook {
     /// Where the API server sends its reviews, named as controller-runtime names them:
-    /// `/mutate-devops-my-domain-v1-demomicroservice`, `/validate-...`, [`CONVERT_PATH`].
+    /// `/mutate-devops-my-domain-v1-demomicroservice`, `/validate-...`, [`CONVERT_PATH`]; or
+    /// the custom path it was registered with ([`defaulting_at`], [`validating_at`]).
     pub fn path(&self) -> String {
+        if let Some(path) = self.custom_path {
+            return path.to_owned();
+        }
         let prefix = match self.webhook_type {
             WebhookType::Defaulting => "mutate",
             WebhookType::Validating => "validate",
@@ -253,6 +282,7 @@ impl Webhook {
                     webhook_type: WebhookType::Conversion,
                     resource: self.resource,
                     operations: &[],
+                    custom_path: None,
                     handler: Handler::Conversion(spoke),
                 }];
                 let review = conversion_review(&this, body);
@@ -943,6 +973,11 @@ mod tests {
         // The core group is empty, as in controller-runtime's paths.
         assert_eq!(keep.path(), "/validate--v1-pod");
         assert_eq!(keep.name(), "vpod-v1.kb.io");
+        // A custom path changes the path only: the name and what is sent stay.
+        let custom = validating_at::<KeepPod>("/keep-pods");
+        assert_eq!(custom.path(), "/keep-pods");
+        assert_eq!(custom.name(), "vpod-v1.kb.io");
+        assert_eq!(custom.operations, keep.operations);
 
         let delete = |name: &str| {
             json!({

@@ -8,6 +8,7 @@ mod names;
 mod plural;
 mod resource;
 pub(crate) mod rust_names;
+pub mod webhook_path;
 
 pub use image::ImageReference;
 pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};

@@ -35,7 +35,10 @@ pub(in crate::commands) fn plan_webhook_configurations(
         .collect::<Result<_>>()?;
     let mut webhooks = Vec::new();
     for (entry, w, api_group, plural) in &entries {
-        for (wanted, mutating) in [(w.defaulting, true), (w.validation, false)] {
+        for (wanted, mutating, custom_path) in [
+            (w.defaulting, true, &w.defaulting_path),
+            (w.validation, false, &w.validation_path),
+        ] {
             if wanted {
                 webhooks.push(AdmissionWebhook {
                     mutating,
@@ -44,6 +47,7 @@ pub(in crate::commands) fn plan_webhook_configurations(
                     kind: entry.kind.as_ref(),
                     plural,
                     own: !entry.is_builtin(),
+                    custom_path: custom_path.as_deref(),
                 });
             }
         }

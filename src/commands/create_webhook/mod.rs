@@ -59,6 +59,9 @@ pub(super) struct Request {
     defaulting: bool,
     validation: bool,
     spokes: Vec<Version>,
+    /// The paths given to --defaulting-path and --validation-path, checked.
+    defaulting_path: Option<String>,
+    validation_path: Option<String>,
     /// The Kubernetes type the webhooks are for, if not one of the project's own.
     builtin: Option<Builtin>,
 }
@@ -77,6 +80,8 @@ impl Request {
             } else {
                 Vec::new()
             },
+            defaulting_path: webhooks.defaulting_path.clone(),
+            validation_path: webhooks.validation_path.clone(),
             builtin: entry.builtin(),
         }
     }
@@ -116,6 +121,11 @@ pub(super) fn plan(
     ctx.insert("resource", &resource);
     ctx.insert("defaulting", &defaulting);
     ctx.insert("validation", &validation);
+    // A path asked for now, else the one the webhook has (a file rewritten with --force keeps
+    // it, as kubebuilder keeps PROJECT's when it adds a webhook to a kind).
+    let paths = paths(request, &existing);
+    ctx.insert("defaulting_path", &paths.0.filter(|_| defaulting));
+    ctx.insert("validation_path", &paths.1.filter(|_| validation));
 
     let mut plan = Plan::new(root);
     if !plan.exists(WEBHOOK_MOD) {
@@ -256,6 +266,24 @@ pub(super) fn plan(
         next.push_str(&line);
     }
     Ok((plan, next))
+}
+
+/// The custom paths of the kind's defaulting and validating webhooks once `request` is added
+/// to the webhooks it has, `existing`: those given now, else those it had.
+pub(super) fn paths(
+    request: &Request,
+    existing: &WebhooksEntry,
+) -> (Option<String>, Option<String>) {
+    (
+        request
+            .defaulting_path
+            .clone()
+            .or_else(|| existing.defaulting_path.clone()),
+        request
+            .validation_path
+            .clone()
+            .or_else(|| existing.validation_path.clone()),
+    )
 }
 
 /// How `src/webhook/mod.rs` names `entry`'s webhooks `w`: `v1::pod::DEFAULTING`, a spoke's

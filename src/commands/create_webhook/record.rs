@@ -38,6 +38,9 @@ pub(super) fn record(project: &mut Project, request: &Request) {
     });
     webhooks.defaulting |= request.defaulting;
     webhooks.validation |= request.validation;
+    let (defaulting_path, validation_path) = super::paths(request, webhooks);
+    webhooks.defaulting_path = defaulting_path;
+    webhooks.validation_path = validation_path;
     if !request.spokes.is_empty() {
         webhooks.conversion = true;
         for spoke in &request.spokes {

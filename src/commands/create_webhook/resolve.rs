@@ -4,12 +4,100 @@ use anyhow::{Result, bail};
 
 use super::Request;
 use crate::cli::CreateWebhookArgs;
+use crate::manifests;
 use crate::model::builtin::{self, Builtin};
+use crate::model::webhook_path;
 use crate::model::{Group, Kind, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
 /// Checks the arguments, and that the kind (and its spokes) are the project's.
 pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
+    // Each path flag, as kubebuilder's, applies to its webhook only.
+    if args.defaulting_path.is_some() && !args.defaulting {
+        bail!("--defaulting-path only applies with --defaulting: add --defaulting or drop it");
+    }
+    if args.validation_path.is_some() && !args.programmatic_validation {
+        bail!(
+            "--validation-path only applies with --programmatic-validation: add \
+             --programmatic-validation or drop it"
+        );
+    }
+    for (flag, path) in [
+        ("--defaulting-path", &args.defaulting_path),
+        ("--validation-path", &args.validation_path),
+    ] {
+        if let Some(path) = path {
+            webhook_path::check(flag, path)?;
+        }
+    }
+    let mut request = resolve_kind(project, args)?;
+    request.defaulting_path = args.defaulting_path.clone();
+    request.validation_path = args.validation_path.clone();
+    check_paths_are_free(project, &request)?;
+    Ok(request)
+}
+
+/// Refuses a custom path that another admission webhook of the project is served at (the
+/// server routes each path to one webhook), or that both of the kind's webhooks are given.
+fn check_paths_are_free(project: &Project, request: &Request) -> Result<()> {
+    if request.defaulting_path.is_some() && request.defaulting_path == request.validation_path {
+        bail!(
+            "--defaulting-path and --validation-path are both {}: each webhook needs a path of \
+             its own",
+            request.defaulting_path.as_deref().unwrap_or_default()
+        );
+    }
+    let mut taken = Vec::new();
+    for entry in &project.resources {
+        let Some(w) = &entry.webhooks else { continue };
+        let this = entry.is(&request.group, &request.version, &request.kind);
+        let gvk = format!(
+            "{}/{} {}",
+            entry.group.display_name(),
+            entry.version,
+            entry.kind
+        );
+        for (has, mutating, custom) in [
+            (w.defaulting, true, &w.defaulting_path),
+            (w.validation, false, &w.validation_path),
+        ] {
+            // This kind's webhook of the same sort is the one being scaffolded again.
+            if !has
+                || (this
+                    && (if mutating {
+                        request.defaulting
+                    } else {
+                        request.validation
+                    }))
+            {
+                continue;
+            }
+            let path = custom.clone().unwrap_or_else(|| {
+                manifests::default_path(
+                    mutating,
+                    &entry.api_group(),
+                    entry.version.as_ref(),
+                    entry.kind.as_ref(),
+                )
+            });
+            let what = if mutating { "defaulting" } else { "validating" };
+            taken.push((path, format!("the {what} webhook of {gvk}")));
+        }
+    }
+    for (flag, path) in [
+        ("--defaulting-path", &request.defaulting_path),
+        ("--validation-path", &request.validation_path),
+    ] {
+        let Some(path) = path else { continue };
+        if let Some((_, owner)) = taken.iter().find(|(p, _)| p == path) {
+            bail!("{flag} {path} is already the path of {owner}: choose another path");
+        }
+    }
+    Ok(())
+}
+
+/// [`resolve`] without the paths: the kind the webhooks are for, and which webhooks.
+fn resolve_kind(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
     let group = Group::parse(&args.group)?;
@@ -115,6 +203,8 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         spokes,
+        defaulting_path: None,
+        validation_path: None,
         builtin: None,
     })
 }
@@ -170,6 +260,8 @@ fn builtin_type(
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         spokes: Vec::new(),
+        defaulting_path: None,
+        validation_path: None,
         builtin: Some(b),
     })
 }

@@ -1,16 +1,18 @@
-//! A resource's webhooks: defaulting and validating ones at rbuilder's paths, a conversion with
-//! the spokes rbuilder converts.
+//! A resource's webhooks: defaulting and validating ones at their paths (kubebuilder's
+//! defaults, or the custom ones PROJECT records), a conversion with the spokes rbuilder
+//! converts.
 
 use super::Translation;
 use crate::kubebuilder::format::KbWebhooks;
-use crate::manifests::AdmissionWebhook;
+use crate::manifests;
 use crate::model::Version;
 use crate::model::builtin::Builtin;
+use crate::model::webhook_path;
 use crate::project::{ResourceEntry, WebhooksEntry};
 
 impl Translation {
     /// The webhooks `w` of the entry at `at`: defaulting and validating ones carried over at
-    /// rbuilder's paths, a conversion with the spokes rbuilder can convert. False if none is.
+    /// their paths, a conversion with the spokes rbuilder can convert. False if none is.
     pub(super) fn webhooks(&mut self, at: usize, name: &str, w: KbWebhooks) -> bool {
         self.unknown_fields(&format!("{name}'s webhooks"), &w.unknown);
         let entry = self.project.resources[at].clone();
@@ -34,6 +36,8 @@ impl Translation {
             webhooks.defaulting = false;
             webhooks.validation = false;
         }
+        // Custom paths are carried over as PROJECT records them: the runtime serves the webhook
+        // there and `make manifests` points its configuration at it, as in kubebuilder.
         for (path, mutating, wanted) in [
             (&w.defaulting_path, true, webhooks.defaulting),
             (&w.validation_path, false, webhooks.validation),
@@ -41,30 +45,32 @@ impl Translation {
             let Some(path) = path.as_deref().filter(|_| wanted) else {
                 continue;
             };
-            let api_group = entry.api_group();
-            let plural = entry
-                .plural
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            let ours = AdmissionWebhook {
-                mutating,
-                api_group: &api_group,
-                version: entry.version.as_ref(),
-                kind: entry.kind.as_ref(),
-                plural: &plural,
-                own: b.is_none(),
+            let flag = if mutating {
+                "defaultingPath"
+            } else {
+                "validationPath"
+            };
+            match webhook_path::check(flag, path) {
+                Ok(()) if mutating => webhooks.defaulting_path = Some(path.to_owned()),
+                Ok(()) => webhooks.validation_path = Some(path.to_owned()),
+                Err(why) => {
+                    let ours = manifests::default_path(
+                        mutating,
+                        &entry.api_group(),
+                        entry.version.as_ref(),
+                        entry.kind.as_ref(),
+                    );
+                    self.leave_out(
+                        format!(
+                            "{name}: the path {path} of its {} webhook",
+                            if mutating { "defaulting" } else { "validating" }
+                        ),
+                        format!("{why}; rbuilder serves the webhook at its default path, {ours}"),
+                        "nothing to run: `make manifests` points the webhook configuration at \
+                         the new path; change any other client of the old one",
+                    );
+                }
             }
-            .path();
-            self.leave_out(
-                format!(
-                    "{name}: the path {path} of its {} webhook",
-                    if mutating { "defaulting" } else { "validating" }
-                ),
-                format!("rbuilder serves the webhook at kubebuilder's default path, {ours}"),
-                "nothing to run: `make manifests` points the webhook configuration at the new \
-                 path; change any other client of the old one",
-            );
         }
         if w.conversion {
             match self.conversion(&entry, &w.spoke) {

@@ -26,8 +26,11 @@ use crate::api::v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesL
 /// The webhooks of ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits v1alpha1, listed in `src/webhook/mod.rs`.
 pub struct ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook;
 
+/// Served at the path given to `create webhook --defaulting-path`.
 pub const DEFAULTING: Webhook =
-    webhook::defaulting::<ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook>();
+    webhook::defaulting_at::<ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook>(
+        "/mutate-extraordinarily-long-kind-name-that-still-fits-the-kubernetes-limits",
+    );
 pub const VALIDATING: Webhook =
     webhook::validating::<ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWebhook>();
 

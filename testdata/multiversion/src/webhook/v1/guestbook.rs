@@ -26,8 +26,10 @@ use crate::api::v1::Guestbook;
 /// The webhooks of Guestbook v1, listed in `src/webhook/mod.rs`.
 pub struct GuestbookWebhook;
 
-pub const DEFAULTING: Webhook = webhook::defaulting::<GuestbookWebhook>();
-pub const VALIDATING: Webhook = webhook::validating::<GuestbookWebhook>();
+/// Served at the path given to `create webhook --defaulting-path`.
+pub const DEFAULTING: Webhook = webhook::defaulting_at::<GuestbookWebhook>("/default-guestbook");
+/// Served at the path given to `create webhook --validation-path`.
+pub const VALIDATING: Webhook = webhook::validating_at::<GuestbookWebhook>("/guestbooks/validate");
 
 /// The `app.kubernetes.io/name` label the defaulter sets.
 const NAME: &str = "guestbook";

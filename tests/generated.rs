@@ -82,6 +82,13 @@ fn yaml_documents(text: &str) -> Vec<Value> {
 
 /// Everything a user of the generated project would check, without a cluster.
 fn check_project(dir: &Path) {
+    // One tree at a time: every tree builds its own copy of the runtime crate into the shared
+    // target folder under the same file name, so a tree building while another runs its doc
+    // tests replaces the rlib those link against ("extern location ... does not exist").
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // The GitHub workflows (the plugins' too) pass zizmor's audits, its auditor persona's
     // included: actions pinned to a commit, no persisted credentials, least permissions,
     // concurrency. (Offline: the audits that ask GitHub are skipped.)

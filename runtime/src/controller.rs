@@ -813,9 +813,9 @@ mod envtests {
     use kube::core::crd::MergeError;
 
     use super::*;
+    use crate::Operator;
     use crate::envtest::{Environment, gone, step};
     use crate::rbac::policy_rule;
-    use crate::{Operator, WatchScope};
 
     /// A kind whose reconciles always fail.
     #[derive(
@@ -877,14 +877,9 @@ mod envtests {
         Ok(vec![Flake::crd()])
     }
 
-    static FLAKES: Operator = Operator {
-        name: "flakes",
-        version: "0.1.0",
-        controllers: &[ALWAYS_FAILS],
-        webhooks: &[],
-        crds,
-        scope: WatchScope::Cluster,
-    };
+    static FLAKES: Operator = Operator::new("flakes")
+        .controllers(&[ALWAYS_FAILS])
+        .crds(crds);
 
     /// A failing object deleted and created again under its name is a new object: its first
     /// retry comes after [`FIRST_RETRY`], not after the backoff its predecessor had reached.

@@ -2,7 +2,9 @@
 //! so that the project's own files hold only what is specific to it.
 //!
 //! - [`manager`]: the binary's `main` — flags, logging, the probe and metrics servers, leader
-//!   election, starting the controllers and stopping them on SIGTERM.
+//!   election, starting the controllers and stopping them on SIGTERM; and what a project adds
+//!   to it: [`Runnable`](manager::Runnable)s (an extra server, a periodic task) and metrics of
+//!   its own ([`Manager`](manager::Manager)).
 //! - [`controller`]: the [`Reconciler`] trait a controller implements, and the driver that runs
 //!   it (finalizer, metrics, failure Events, retries with a backoff).
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
@@ -39,6 +41,7 @@ mod metrics;
 mod metrics_auth;
 mod process_metrics;
 pub mod rbac;
+mod runnable;
 mod serve;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -51,10 +54,32 @@ pub use errors::error_chain;
 pub use events::{Event, EventType};
 pub use webhook::{Defaulter, Denied, Validator, Warnings, Webhook};
 
+/// The Prometheus client the runtime's metrics are made with: make yours with it too, and
+/// register them with [`Manager::register_metrics`](manager::Manager::register_metrics). Your
+/// code uses this one rather than a dependency of its own, so that both always agree on the
+/// version, which `rbuilder update` may move.
+pub use prometheus_client;
+
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::core::crd::MergeError;
 
 /// An operator, as the project describes itself to the runtime (in its `src/lib.rs`).
+///
+/// Build it with [`Operator::new`] and its methods, which work in a `static`:
+///
+/// ```
+/// # use rbuilder_runtime::{Operator, WatchScope};
+/// # mod controller { pub const CONTROLLERS: &[rbuilder_runtime::Registration] = &[]; }
+/// pub static OPERATOR: Operator = Operator::new("guestbook")
+///     .version("0.1.0")
+///     .controllers(controller::CONTROLLERS)
+///     .scope(WatchScope::Namespace);
+/// ```
+///
+/// A later runtime may give an operator more to say (a new field, with a method to set it and
+/// a default): an operator built this way keeps compiling after `rbuilder update`, as one
+/// written out field by field (`Operator { name: ..., ... }`) would not. The fields stay public
+/// for the projects made before the methods, whose `src/lib.rs` lists them all.
 pub struct Operator {
     /// The project's name. The runtime derives from it the name the operator gives itself to
     /// the API server (`<name>-operator`: field manager, Event reporter, `managed-by` label) and
@@ -83,10 +108,102 @@ pub enum WatchScope {
 }
 
 impl Operator {
+    /// An operator named `name`, with nothing else: version "0.0.0", no controllers, webhooks
+    /// or CRDs, working in the whole cluster. The methods below add the rest.
+    pub const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            version: "0.0.0",
+            controllers: &[],
+            webhooks: &[],
+            crds: no_crds,
+            scope: WatchScope::Cluster,
+        }
+    }
+
+    /// This operator at `version` (`env!("CARGO_PKG_VERSION")`: the project's).
+    #[must_use]
+    pub const fn version(mut self, version: &'static str) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// This operator with `controllers`, run by the manager in this order.
+    #[must_use]
+    pub const fn controllers(mut self, controllers: &'static [Registration]) -> Self {
+        self.controllers = controllers;
+        self
+    }
+
+    /// This operator with `webhooks`, served by the manager.
+    #[must_use]
+    pub const fn webhooks(mut self, webhooks: &'static [Webhook]) -> Self {
+        self.webhooks = webhooks;
+        self
+    }
+
+    /// This operator with the CRDs of its own kinds, as `crds` returns them.
+    #[must_use]
+    pub const fn crds(
+        mut self,
+        crds: fn() -> Result<Vec<CustomResourceDefinition>, MergeError>,
+    ) -> Self {
+        self.crds = crds;
+        self
+    }
+
+    /// This operator working in `scope`.
+    #[must_use]
+    pub const fn scope(mut self, scope: WatchScope) -> Self {
+        self.scope = scope;
+        self
+    }
+
     /// The name this operator uses towards the API server: the server-side apply field
     /// manager, the `reportingController` of its Events and the `app.kubernetes.io/managed-by`
     /// label of what it creates.
     pub fn field_manager(&self) -> String {
         format!("{}-operator", self.name)
+    }
+}
+
+/// The CRDs of an operator without kinds of its own.
+fn no_crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+    Ok(Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static BUILT: Operator = Operator::new("built")
+        .version("1.2.3")
+        .scope(WatchScope::Namespace);
+
+    /// How `src/lib.rs` wrote OPERATOR before `Operator::new`: every field. Adding a field to
+    /// `Operator` breaks those projects (`rbuilder update` does not change a user's file): do
+    /// it knowingly, deleting this, and have `update` say how to port them.
+    static WRITTEN_OUT: Operator = Operator {
+        name: "written-out",
+        version: "0.1.0",
+        controllers: &[],
+        webhooks: &[],
+        crds: no_crds,
+        scope: WatchScope::Cluster,
+    };
+
+    #[test]
+    fn an_operator_built_in_a_static_has_defaults_for_what_it_does_not_say() {
+        assert_eq!((BUILT.name, BUILT.version), ("built", "1.2.3"));
+        assert!(BUILT.controllers.is_empty() && BUILT.webhooks.is_empty());
+        assert!((BUILT.crds)().is_ok_and(|crds| crds.is_empty()));
+        assert_eq!(BUILT.scope, WatchScope::Namespace);
+        assert_eq!(Operator::new("x").scope, WatchScope::Cluster);
+        assert_eq!(BUILT.field_manager(), "built-operator");
+    }
+
+    #[test]
+    fn an_operator_written_out_field_by_field_still_compiles() {
+        assert_eq!(WRITTEN_OUT.field_manager(), "written-out-operator");
     }
 }

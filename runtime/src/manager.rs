@@ -2,6 +2,43 @@
 //! serves the health probes, the metrics and the webhooks, waits for leadership if asked to,
 //! runs every controller, and on SIGTERM stops them (letting reconciles under way finish) and
 //! releases the Lease.
+//!
+//! A project adds its own parts to it in `src/main.rs`, with [`Manager`]: [`Runnable`]s (an
+//! extra server, a periodic task) that run beside the controllers and stop with them, and
+//! Prometheus metrics of its own, served on `/metrics` with the runtime's:
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//! use std::sync::{Arc, LazyLock};
+//!
+//! use rbuilder_runtime::manager::{CancellationToken, Manager, Runnable};
+//! use rbuilder_runtime::prometheus_client::metrics::counter::Counter;
+//! use rbuilder_runtime::{Context, Operator};
+//!
+//! static OPERATOR: Operator = Operator::new("guestbook");
+//!
+//! /// Reports sent; a controller's `apply` can count too: `REPORTS.inc()`.
+//! static REPORTS: LazyLock<Counter> = LazyLock::new(Counter::default);
+//!
+//! async fn send_reports(ctx: Arc<Context>, shutdown: CancellationToken) -> anyhow::Result<()> {
+//!     // ... until `shutdown.cancelled()`
+//!     # let _ = ctx;
+//!     shutdown.cancelled().await;
+//!     Ok(())
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> ExitCode {
+//!     Manager::new(&OPERATOR)
+//!         .add_runnable(Runnable::new("reports", send_reports))
+//!         .register_metrics(|registry| {
+//!             // Exported as guestbook_reports_total.
+//!             registry.register("guestbook_reports", "Reports sent", REPORTS.clone());
+//!         })
+//!         .run()
+//!         .await
+//! }
+//! ```
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -24,14 +61,19 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 use tracing::info;
 use tracing_subscriber::EnvFilter;
+
+pub use crate::runnable::Runnable;
+/// The signal a [`Runnable`] gets to stop: tokio-util's, re-exported so that a project names
+/// it without depending on tokio-util itself.
+pub use tokio_util::sync::CancellationToken;
 
 use crate::client_metrics::RequestCounterLayer;
 use crate::leader_election::LeaderElection;
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
+use crate::runnable::{self, Failures};
 use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
 use crate::{Context, Operator, WatchScope, error_chain, webhook};
@@ -131,25 +173,107 @@ impl Flags {
 }
 
 /// Runs `operator` with the flags of the command line until SIGTERM or SIGINT: the whole
-/// `main` of a manager.
+/// `main` of a manager. The same as `Manager::new(operator).run()`.
 pub async fn run(operator: &'static Operator) -> ExitCode {
-    run_with(operator, Flags::parse_for(operator)).await
+    Manager::new(operator).run().await
 }
 
 /// [`run`] with `flags` given, e.g. parsed as part of flags of your own (`#[command(flatten)]`).
+/// The same as `Manager::new(operator).flags(flags).run()`.
 pub async fn run_with(operator: &'static Operator, flags: Flags) -> ExitCode {
-    // Connect before logging starts: kube's HTTP layer logs failed requests too, and an
-    // unreachable cluster should give one clear error line.
-    let metrics = Metrics::default();
-    let (client, version) = match connect(&metrics).await {
-        Ok(connected) => connected,
-        Err(error) => return fail(&error),
-    };
-    init_logging(flags.log_format);
-    info!(version, "connected to the Kubernetes API server");
-    match manage(operator, flags, client, metrics).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => fail(&error),
+    Manager::new(operator).flags(flags).run().await
+}
+
+/// The manager of an operator, with the parts the project adds to it: what `src/main.rs` runs.
+///
+/// ```no_run
+/// # use rbuilder_runtime::Operator;
+/// # static OPERATOR: Operator = Operator::new("guestbook");
+/// # async fn example() -> std::process::ExitCode {
+/// rbuilder_runtime::manager::Manager::new(&OPERATOR).run().await
+/// # }
+/// ```
+pub struct Manager {
+    operator: &'static Operator,
+    flags: Option<Flags>,
+    extensions: Extensions,
+}
+
+/// What a project adds to its manager.
+#[derive(Default)]
+struct Extensions {
+    runnables: Vec<Runnable>,
+    metrics: Vec<RegisterMetrics>,
+}
+
+/// A project's registration of metrics of its own.
+type RegisterMetrics = Box<dyn FnOnce(&mut Registry) + Send>;
+
+impl Manager {
+    /// The manager of `operator`, with nothing added; flags from the command line.
+    pub fn new(operator: &'static Operator) -> Self {
+        Self {
+            operator,
+            flags: None,
+            extensions: Extensions::default(),
+        }
+    }
+
+    /// This manager with `flags` instead of those of the command line, e.g. parsed as part of
+    /// flags of your own (`#[command(flatten)] manager: Flags`).
+    #[must_use]
+    pub fn flags(mut self, flags: Flags) -> Self {
+        self.flags = Some(flags);
+        self
+    }
+
+    /// This manager with `runnable` as well, started after those added before it (see
+    /// [`Runnable`] for when it runs and stops, and what its failure does).
+    #[must_use]
+    pub fn add_runnable(mut self, runnable: Runnable) -> Self {
+        self.extensions.runnables.push(runnable);
+        self
+    }
+
+    /// This manager with metrics of your own in the registry that `/metrics` serves: `register`
+    /// gets the registry once, at start, and registers them (e.g. `registry.register(name,
+    /// help, COUNTER.clone())`: a prometheus-client metric is a handle, and its clones count
+    /// together). The crate is the runtime's, re-exported as
+    /// [`rbuilder_runtime::prometheus_client`](crate::prometheus_client), so that your metrics
+    /// and the registry agree on its version. Names must not clash with the runtime's
+    /// (`controller_runtime_*`, `rest_client_*`, `process_*`): prefix yours with the
+    /// operator's name.
+    #[must_use]
+    pub fn register_metrics(
+        mut self,
+        register: impl FnOnce(&mut Registry) + Send + 'static,
+    ) -> Self {
+        self.extensions.metrics.push(Box::new(register));
+        self
+    }
+
+    /// Runs the operator until SIGTERM or SIGINT, or until a controller or a runnable fails:
+    /// then the status is 1 and the error is the last line on stderr.
+    pub async fn run(self) -> ExitCode {
+        let Self {
+            operator,
+            flags,
+            extensions,
+        } = self;
+        let flags = flags.unwrap_or_else(|| Flags::parse_for(operator));
+        // Connect before logging starts: kube's HTTP layer logs failed requests too, and an
+        // unreachable cluster should give one clear error line.
+        let metrics = Metrics::default();
+        let (client, version) = match connect(&metrics).await {
+            Ok(connected) => connected,
+            Err(error) => return fail(&error),
+        };
+        init_logging(flags.log_format);
+        info!(version, "connected to the Kubernetes API server");
+        match manage(operator, flags, client, metrics, extensions).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => fail(&error),
+        }
     }
 }
 
@@ -176,24 +300,31 @@ async fn manage(
     flags: Flags,
     client: Client,
     metrics: Metrics,
+    extensions: Extensions,
 ) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     cancel_on_signal(shutdown.clone())?;
-    manage_until(operator, flags, client, metrics, shutdown).await
+    manage_until(operator, flags, client, metrics, extensions, shutdown).await
 }
 
-/// [`manage`], until `shutdown` is cancelled: the controllers stop first, letting the
-/// reconciles under way finish, and only then the servers. A reconcile that is draining still
-/// needs the webhooks (removing a finalizer is an update that the API server sends them) and
-/// the probes, as in controller-runtime, which stops its webhook server after the controllers.
+/// [`manage`], until `shutdown` is cancelled, or a controller or a runnable fails (which
+/// cancels it): the controllers and the leader's runnables stop first, letting the reconciles
+/// under way finish, then the runnables of every replica, and only then the servers. A
+/// reconcile that is draining still needs the webhooks (removing a finalizer is an update that
+/// the API server sends them) and the probes, as in controller-runtime, which stops its
+/// runnables in the same order.
 async fn manage_until(
     operator: &'static Operator,
     flags: Flags,
     client: Client,
     metrics: Metrics,
+    extensions: Extensions,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    // Cancelled once the controllers have stopped.
+    // Cancelled once the controllers and the leader's runnables have stopped.
+    let replicas_shutdown = CancellationToken::new();
+    let _stop_replicas = replicas_shutdown.clone().drop_guard();
+    // Cancelled once the runnables of every replica have stopped too.
     let servers_shutdown = CancellationToken::new();
     let _stop_servers = servers_shutdown.clone().drop_guard();
     let watch_namespace = std::env::var("WATCH_NAMESPACE")
@@ -205,7 +336,11 @@ async fn manage_until(
     for controller in operator.controllers {
         metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }
-    let registry = Arc::new(metrics.registry());
+    let mut registry = metrics.registry();
+    for register in extensions.metrics {
+        register(&mut registry);
+    }
+    let registry = Arc::new(registry);
     let ctx = Context::new(client.clone(), operator.field_manager(), watch_namespace);
     let ctx = Arc::new(ctx.with_metrics(metrics));
 
@@ -287,45 +422,79 @@ async fn manage_until(
         webhooks_started.store(true, Ordering::Relaxed);
     }
 
-    let mut leadership = None;
-    if flags.leader_elect {
-        let election = leader_election(operator, &client);
-        match election.acquire(&shutdown).await {
-            Some(acquired) => leadership = Some(acquired),
-            None => return Ok(()), // shut down while waiting
-        }
+    // A controller or runnable that fails stops the manager as SIGTERM does; the manager then
+    // exits with its error.
+    let failures = Failures::new(shutdown.clone());
+    let (every_replica, leader_only): (Vec<_>, Vec<_>) = extensions
+        .runnables
+        .into_iter()
+        .partition(Runnable::runs_on_every_replica);
+    // Like the servers, these run while this instance waits for leadership. (Each runnable
+    // gets a child token: one that cancels its own stops nothing else.)
+    let mut replicas = JoinSet::new();
+    for runnable in every_replica {
+        let shutdown = replicas_shutdown.child_token();
+        runnable.spawn(&mut replicas, ctx.clone(), shutdown, &failures);
     }
 
-    let mut controllers = JoinSet::new();
-    for controller in operator.controllers {
-        let (ctx, shutdown) = (ctx.clone(), shutdown.clone());
-        controllers.spawn(async move {
-            (controller.run)(ctx, shutdown)
-                .await
-                .map_err(|error| start_error(controller.name, &error))
-        });
-    }
-    let lost = async {
-        match &mut leadership {
-            Some(leadership) => leadership.lost().await,
-            None => std::future::pending().await,
-        }
+    let mut leadership = None;
+    let elected = if flags.leader_elect {
+        let election = leader_election(operator, &client);
+        // None: stopped while waiting.
+        leadership = election.acquire(&shutdown).await;
+        leadership.is_some()
+    } else {
+        true
     };
-    tokio::select! {
-        result = wait_for_controllers(&mut controllers, &shutdown) => result?,
-        // As controller-runtime does: another instance may be reconciling already, so this
-        // one stops at once, without releasing the Lease.
-        () = lost => bail!("lost the leader-election Lease: exiting"),
+    if elected {
+        let mut leaders = JoinSet::new();
+        for controller in operator.controllers {
+            let run = (controller.run)(ctx.clone(), shutdown.clone());
+            let what = format!("controller {}", controller.name);
+            runnable::spawn(&mut leaders, what, &failures, async move {
+                run.await
+                    .map_err(|error| start_error(controller.name, &error))
+            });
+        }
+        for runnable in leader_only {
+            let shutdown = shutdown.child_token();
+            runnable.spawn(&mut leaders, ctx.clone(), shutdown, &failures);
+        }
+        let lost = async {
+            match &mut leadership {
+                Some(leadership) => leadership.lost().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = wait_until_stopped(&mut leaders, &shutdown) => {}
+            // As controller-runtime does: another instance may be reconciling already, so this
+            // one stops at once, without releasing the Lease.
+            () = lost => bail!("lost the leader-election Lease: exiting"),
+        }
     }
 
     if let Some(leadership) = leadership {
         leadership.release().await;
     }
+    replicas_shutdown.cancel();
+    while replicas.join_next().await.is_some() {}
     servers_shutdown.cancel();
+    let servers_stopped = join_servers(&mut servers).await;
+    // The failure that stopped the manager is what it exits with.
+    if let Some(failure) = failures.take() {
+        return Err(failure);
+    }
+    servers_stopped?;
+    info!("stopped");
+    Ok(())
+}
+
+/// Waits for the servers to stop; the first error of one.
+async fn join_servers(servers: &mut JoinSet<std::io::Result<()>>) -> anyhow::Result<()> {
     while let Some(server) = servers.join_next().await {
         server.context("server task failed")??;
     }
-    info!("stopped");
     Ok(())
 }
 
@@ -440,17 +609,12 @@ async fn serve_metrics(State(registry): State<Arc<Registry>>) -> Response {
     }
 }
 
-/// Waits until every controller has stopped (after `shutdown`), or one of them fails.
-async fn wait_for_controllers(
-    controllers: &mut JoinSet<anyhow::Result<()>>,
-    shutdown: &CancellationToken,
-) -> anyhow::Result<()> {
-    while let Some(stopped) = controllers.join_next().await {
-        stopped.context("controller task failed")??;
-    }
-    // With no controller registered (yet), run until asked to stop.
+/// Waits until every task has stopped (after `shutdown`, which a failure cancels).
+async fn wait_until_stopped(tasks: &mut JoinSet<()>, shutdown: &CancellationToken) {
+    while tasks.join_next().await.is_some() {}
+    // With no controller registered (yet), and every runnable finished, run until asked to
+    // stop.
     shutdown.cancelled().await;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -506,6 +670,162 @@ mod tests {
                 other => panic!("{other:?} is not loopback"),
             }
         }
+    }
+}
+
+/// The project's own parts of the manager: when they stop, what their failure does, and their
+/// metrics on /metrics. (No API server: nothing here sends it a request.)
+#[cfg(all(test, feature = "testing"))]
+mod extension_tests {
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use prometheus_client::metrics::counter::Counter;
+    use tokio::time::{sleep, timeout};
+
+    use super::*;
+    use crate::e2e::{free_local_address, http_get};
+    use crate::testing::mock_client;
+
+    static NOTHING: Operator = Operator::new("extended");
+
+    /// What happened, in order.
+    type Log = Arc<Mutex<Vec<&'static str>>>;
+
+    fn note(log: &Log, what: &'static str) {
+        log.lock().expect("the log").push(what);
+    }
+
+    /// A manager with plain-HTTP metrics on a free port, and nothing else listening.
+    fn flags() -> (Flags, std::net::SocketAddr) {
+        let metrics = free_local_address();
+        let flags = Flags::parse_from([
+            "manager".to_owned(),
+            format!("--metrics-bind-address={metrics}"),
+            "--metrics-secure=false".to_owned(),
+            "--health-probe-bind-address=0".to_owned(),
+            "--webhook-bind-address=0".to_owned(),
+        ]);
+        (flags, metrics)
+    }
+
+    /// On shutdown the leader's runnables stop first, then those of every replica, while the
+    /// servers still serve: the last runnable reads /metrics, with the project's own metric.
+    #[tokio::test]
+    async fn runnables_stop_in_order_before_the_servers() {
+        let log = Log::default();
+        let (flags, metrics_address) = flags();
+        let reports = Counter::<u64>::default();
+        reports.inc();
+        let leader_log = Arc::clone(&log);
+        let leader = Runnable::new("leader", move |_, shutdown: CancellationToken| async move {
+            shutdown.cancelled().await;
+            // The manager waits for a runnable that takes its time to stop.
+            sleep(Duration::from_millis(200)).await;
+            note(&leader_log, "the leader's runnable stopped");
+            Ok::<(), std::io::Error>(())
+        });
+        let replica_log = Arc::clone(&log);
+        let replica = Runnable::new(
+            "replica",
+            move |_, shutdown: CancellationToken| async move {
+                note(&replica_log, "the replica's runnable started");
+                shutdown.cancelled().await;
+                note(&replica_log, "the replica's runnable was told to stop");
+                let scraped = http_get(metrics_address, "/metrics").await?;
+                if !scraped.contains("extended_reports_total 1\n") {
+                    return Err(format!("no extended_reports_total in\n{scraped}"));
+                }
+                note(&replica_log, "the replica's runnable read /metrics");
+                Ok(())
+            },
+        )
+        .on_every_replica();
+        let extensions = Extensions {
+            runnables: vec![leader, replica],
+            metrics: vec![Box::new(move |registry: &mut Registry| {
+                registry.register("extended_reports", "Reports", reports);
+            })],
+        };
+
+        let (client, _server) = mock_client();
+        let shutdown = CancellationToken::new();
+        let manager = manage_until(
+            &NOTHING,
+            flags,
+            client,
+            Metrics::default(),
+            extensions,
+            shutdown.clone(),
+        );
+        let manager = tokio::spawn(manager);
+        let started = async {
+            while log.lock().expect("the log").is_empty() {
+                sleep(Duration::from_millis(10)).await;
+            }
+        };
+        timeout(Duration::from_secs(10), started)
+            .await
+            .expect("the runnables to start");
+        shutdown.cancel();
+        let stopped = timeout(Duration::from_secs(10), manager).await;
+        let result = stopped.expect("the manager to stop").expect("its task");
+        result.expect("the manager stops without an error");
+        assert_eq!(
+            *log.lock().expect("the log"),
+            [
+                "the replica's runnable started",
+                "the leader's runnable stopped",
+                "the replica's runnable was told to stop",
+                "the replica's runnable read /metrics",
+            ]
+        );
+    }
+
+    /// A runnable's error stops the manager in order, as SIGTERM does, and is what it exits
+    /// with.
+    #[tokio::test]
+    async fn a_failing_runnable_stops_the_manager_with_its_error() {
+        let log = Log::default();
+        let (flags, _) = flags();
+        let leader_log = Arc::clone(&log);
+        let leader = Runnable::new("leader", move |_, shutdown: CancellationToken| async move {
+            shutdown.cancelled().await;
+            note(&leader_log, "the leader's runnable stopped");
+            Ok::<(), std::io::Error>(())
+        });
+        let failing = Runnable::new("failing", |_, _| async {
+            sleep(Duration::from_millis(100)).await;
+            Err(std::io::Error::other("the disk is full"))
+        })
+        .on_every_replica();
+        let finished = Runnable::new("finished", |_, _| async { Ok::<(), std::io::Error>(()) });
+        let extensions = Extensions {
+            runnables: vec![leader, failing, finished],
+            metrics: Vec::new(),
+        };
+
+        let (client, _server) = mock_client();
+        let manager = manage_until(
+            &NOTHING,
+            flags,
+            client,
+            Metrics::default(),
+            extensions,
+            CancellationToken::new(),
+        );
+        let stopped = timeout(Duration::from_secs(10), manager).await;
+        let error = stopped
+            .expect("the manager to stop")
+            .expect_err("a failure");
+        assert_eq!(
+            error.to_string(),
+            "runnable failing failed: the disk is full"
+        );
+        assert_eq!(
+            *log.lock().expect("the log"),
+            ["the leader's runnable stopped"]
+        );
     }
 }
 
@@ -590,14 +910,10 @@ mod shutdown_tests {
         Ok(vec![Crate::crd()])
     }
 
-    static OPERATOR: Operator = Operator {
-        name: "shutdown",
-        version: "0.1.0",
-        controllers: &[register::<Slow>()],
-        webhooks: &[validating::<SizeCheck>()],
-        crds,
-        scope: WatchScope::Cluster,
-    };
+    static OPERATOR: Operator = Operator::new("shutdown")
+        .controllers(&[register::<Slow>()])
+        .webhooks(&[validating::<SizeCheck>()])
+        .crds(crds);
 
     fn crate_of_size(name: &str, size: i64) -> Crate {
         Crate::new(name, CrateSpec { size })
@@ -636,7 +952,15 @@ mod shutdown_tests {
         ]);
         let shutdown = CancellationToken::new();
         let metrics = Metrics::default();
-        let manager = manage_until(&OPERATOR, flags, client.clone(), metrics, shutdown.clone());
+        let extensions = Extensions::default();
+        let manager = manage_until(
+            &OPERATOR,
+            flags,
+            client.clone(),
+            metrics,
+            extensions,
+            shutdown.clone(),
+        );
         let manager = tokio::spawn(manager);
 
         // The API server calls the manager's webhook, once the configuration has reached it.

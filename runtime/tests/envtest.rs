@@ -219,46 +219,26 @@ const MEASURER: Registration = register::<Measurer>();
 const FORGETFUL: Registration = register::<Forgetful>();
 const FLAKY: Registration = register::<Flaky>();
 
-static OPERATOR: Operator = Operator {
-    name: "widgets",
-    version: "0.1.0",
-    controllers: &[MEASURER],
-    webhooks: &[
+static OPERATOR: Operator = Operator::new("widgets")
+    .controllers(&[MEASURER])
+    .webhooks(&[
         defaulting::<Painter>(),
         validating::<SizeCheck>(),
         conversion::<Widget, v2::Widget>(),
-    ],
-    crds,
-    scope: WatchScope::Cluster,
-};
+    ])
+    .crds(crds);
 
 /// An operator scoped to its namespace (`rbuilder init --namespaced`).
-static NAMESPACED_OPERATOR: Operator = Operator {
-    name: "namespaced",
-    version: "0.1.0",
-    controllers: &[],
-    webhooks: &[validating::<SizeCheck>()],
-    crds,
-    scope: WatchScope::Namespace,
-};
+static NAMESPACED_OPERATOR: Operator = Operator::new("namespaced")
+    .webhooks(&[validating::<SizeCheck>()])
+    .crds(crds)
+    .scope(WatchScope::Namespace);
 
-static FLAKY_OPERATOR: Operator = Operator {
-    name: "flaky",
-    version: "0.1.0",
-    controllers: &[FLAKY],
-    webhooks: &[],
-    crds,
-    scope: WatchScope::Cluster,
-};
+static FLAKY_OPERATOR: Operator = Operator::new("flaky").controllers(&[FLAKY]).crds(crds);
 
-static FORGETFUL_OPERATOR: Operator = Operator {
-    name: "forgetful",
-    version: "0.1.0",
-    controllers: &[FORGETFUL],
-    webhooks: &[],
-    crds,
-    scope: WatchScope::Cluster,
-};
+static FORGETFUL_OPERATOR: Operator = Operator::new("forgetful")
+    .controllers(&[FORGETFUL])
+    .crds(crds);
 
 /// A kind whose type writes what its objects may leave out: `limits`, which its schema does
 /// not default (as in a CRD written by hand or by another tool).
@@ -310,14 +290,9 @@ fn gadget_crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
     Ok(vec![serde_json::from_value(crd).expect("a CRD")])
 }
 
-static GADGETS: Operator = Operator {
-    name: "gadgets",
-    version: "0.1.0",
-    controllers: &[],
-    webhooks: &[defaulting::<Limiter>()],
-    crds: gadget_crds,
-    scope: WatchScope::Cluster,
-};
+static GADGETS: Operator = Operator::new("gadgets")
+    .webhooks(&[defaulting::<Limiter>()])
+    .crds(gadget_crds);
 
 fn widget(name: &str, size: i64) -> Widget {
     let spec = WidgetSpec {

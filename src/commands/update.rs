@@ -135,6 +135,15 @@ fn ported_by_hand(root: &Path) -> Result<String> {
              webhook` adds the webhooks to it).",
         );
     }
+    if lib.contains("Operator {") {
+        hints.push_str(
+            "\nOPERATOR in src/lib.rs is written out field by field (`Operator { ... }`), which \
+             breaks when a later runtime gives `Operator` a field: write it with \
+             `Operator::new(name)` and its methods (`.version(..)`, `.controllers(..)`, \
+             `.webhooks(..)`, `.crds(..)`, `.scope(..)`), as alpha generate does, and it keeps \
+             compiling.",
+        );
+    }
     let old_conversions = old_conversion_files(root)?;
     if !old_conversions.is_empty() {
         hints.push_str(&format!(

@@ -53,11 +53,22 @@ fn update_says_how_to_move_conversions_written_for_the_old_runtime() {
 #[test]
 fn update_says_what_a_project_made_before_webhooks_lacks() {
     let (_tmp, dir) = demo_project();
-    let lib = read(&dir, "src/lib.rs").replace("    webhooks: webhook::WEBHOOKS,\n", "");
+    // OPERATOR as rbuilder wrote it before webhooks: every field of the runtime's `Operator` of
+    // then.
+    let lib = "pub mod api;\npub mod controller;\n\n\
+               pub static OPERATOR: Operator = Operator {\n    \
+               name: \"demo\",\n    \
+               version: env!(\"CARGO_PKG_VERSION\"),\n    \
+               controllers: controller::CONTROLLERS,\n    \
+               crds: api::crds,\n    \
+               scope: WatchScope::Cluster,\n};\n";
     fs::write(dir.join("src/lib.rs"), lib).unwrap();
     rbuilder(&dir, &["update"])
         .success()
-        .stdout(contains("add `webhooks: webhook::WEBHOOKS,` to OPERATOR"));
+        .stdout(contains("add `webhooks: webhook::WEBHOOKS,` to OPERATOR"))
+        .stdout(contains(
+            "write it with `Operator::new(name)` and its methods",
+        ));
 }
 
 #[test]

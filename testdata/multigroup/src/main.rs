@@ -3,12 +3,22 @@
 // SPDX-License-Identifier: MIT
 
 //! The manager of the `multigroup` operator: runs its controllers (`--help` lists the
-//! flags). Everything it does besides your controllers' logic is the runtime's: see
-//! `rbuilder_runtime::manager`.
+//! flags), and the parts of your own that you add to it below. Everything else it does is the
+//! runtime's: see `rbuilder_runtime::manager`.
 
 use std::process::ExitCode;
 
+use rbuilder_runtime::manager::Manager;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    rbuilder_runtime::manager::run(&multigroup::OPERATOR).await
+    Manager::new(&multigroup::OPERATOR)
+        // Parts of your own go here, before `run` ("Extending the manager" in README.md): a
+        // `Runnable` (an extra server, a periodic task) runs beside the controllers and stops
+        // with them,
+        //     .add_runnable(Runnable::new("cleanup", cleanup::run))
+        // and metrics of your own are served on /metrics with the runtime's:
+        //     .register_metrics(|registry| registry.register("name", "help", METRIC.clone()))
+        .run()
+        .await
 }

@@ -26,12 +26,12 @@ pub mod controller;
 pub mod webhook;
 
 /// This operator, as the runtime runs it. (A static, not a const: the controllers are compiled
-/// once, in this library, rather than in each binary that uses them.)
-pub static OPERATOR: Operator = Operator {
-    name: "plain",
-    version: env!("CARGO_PKG_VERSION"),
-    controllers: controller::CONTROLLERS,
-    webhooks: webhook::WEBHOOKS,
-    crds: api::crds,
-    scope: WatchScope::Cluster,
-};
+/// once, in this library, rather than in each binary that uses them.) Made with `Operator::new`
+/// and its methods, so that what a later runtime adds to an operator takes its default, and
+/// this file compiles as it is after `rbuilder update`.
+pub static OPERATOR: Operator = Operator::new("plain")
+    .version(env!("CARGO_PKG_VERSION"))
+    .controllers(controller::CONTROLLERS)
+    .webhooks(webhook::WEBHOOKS)
+    .crds(api::crds)
+    .scope(WatchScope::Cluster);

@@ -1,0 +1,184 @@
+//! `rbuilder update` keeps the projects of an earlier rbuilder compiling: it rewrites only the
+//! files rbuilder owns (the runtime), so the runtime's API must accept the user's files as an
+//! earlier rbuilder wrote them. Two checks:
+//!
+//! - the golden trees of an earlier commit, updated by this rbuilder, build (their tests too);
+//! - the golden trees of this commit build with a runtime whose `Operator` has one more field,
+//!   as a later rbuilder's may: `src/lib.rs` builds OPERATOR with `Operator::new` and its
+//!   methods, so a field it does not name takes its default.
+//!
+//! Slow (minutes), so `#[ignore]`d like tests/generated.rs, whose target folder
+//! (`target/generated`) they share, so the dependencies compile once. Needs cargo, git and tar.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{project_files, rbuilder, repo};
+
+/// The shared target folder for every generated project's build (tests/generated.rs's).
+fn target_dir() -> PathBuf {
+    repo().join("target/generated")
+}
+
+/// Runs `program args` in `dir`; panics with its output if it fails.
+fn run(dir: &Path, program: &str, args: &[&str]) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        // As tests/generated.rs builds, so that each reuses what the other compiled.
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program} (is it installed?): {e}"));
+    assert!(
+        out.status.success(),
+        "`{program} {}` failed in {}:\n{}\n{}",
+        args.join(" "),
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Builds the project at `dir` with every target (the manager, `manifests`, the unit,
+/// integration and e2e tests), against the example's resolution of the crates, as
+/// tests/generated.rs does.
+fn build(dir: &Path) {
+    std::fs::copy(
+        repo().join("examples/demo-microservice/Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .expect("copy the example's Cargo.lock");
+    // Completes the resolution where the project needs more crates than the example.
+    run(
+        dir,
+        "cargo",
+        &["metadata", "--format-version", "1", "--quiet"],
+    );
+    run(dir, "cargo", &["build", "--locked", "--all-targets"]);
+}
+
+/// The golden trees of the repository checked out at `root`: the folders that
+/// `testdata/variants.txt` lists (its lines without indentation).
+fn golden_trees(root: &Path) -> Vec<PathBuf> {
+    let variants = std::fs::read_to_string(root.join("testdata/variants.txt"));
+    let variants = variants.expect("testdata/variants.txt");
+    variants
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with(['#', ' ']))
+        .map(|line| root.join(line.trim()))
+        .collect()
+}
+
+/// The golden trees of the commit `RBUILDER_COMPAT_BASE` names (default `HEAD~1`, the one
+/// before this), updated by this rbuilder, build: what a user who upgrades rbuilder and runs
+/// `rbuilder update` gets.
+#[test]
+#[ignore = "slow: builds the golden trees of an earlier commit against crates.io"]
+fn update_keeps_the_projects_of_an_earlier_commit_compiling() {
+    let base = std::env::var("RBUILDER_COMPAT_BASE").unwrap_or_else(|_| "HEAD~1".to_owned());
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let archive = tmp.path().join("base.tar");
+    let archive_arg = format!("--output={}", archive.display());
+    let git_args = ["archive", &archive_arg, &base, "testdata", "examples"];
+    run(repo(), "git", &git_args);
+    let tar_args = ["-xf", "base.tar"];
+    run(tmp.path(), "tar", &tar_args);
+    let projects = golden_trees(tmp.path());
+    assert!(!projects.is_empty(), "no golden tree in {base}");
+    for dir in projects {
+        println!("{base}: {}", dir.display());
+        let out = rbuilder(&dir, &["update"]).success().get_output().clone();
+        println!("{}", String::from_utf8_lossy(&out.stdout));
+        build(&dir);
+    }
+}
+
+/// What a later runtime may add: one more field in `Operator`, which `Operator::new` defaults.
+fn add_an_operator_field(runtime_lib: &str) -> String {
+    let patches = [
+        (
+            "    pub scope: WatchScope,\n}\n",
+            "    pub scope: WatchScope,\n    /// A later field.\n    pub later: Option<&'static str>,\n}\n",
+        ),
+        (
+            "            scope: WatchScope::Cluster,\n        }\n",
+            "            scope: WatchScope::Cluster,\n            later: None,\n        }\n",
+        ),
+    ];
+    let mut lib = runtime_lib.to_owned();
+    for (before, after) in patches {
+        assert_eq!(
+            lib.matches(before).count(),
+            1,
+            "runtime/src/lib.rs changed: adapt this test's patch ({before:?})"
+        );
+        lib = lib.replace(before, after);
+    }
+    lib
+}
+
+/// The projects this rbuilder makes survive a field added to `Operator`: the example (an
+/// operator of the whole cluster, with webhooks) and the namespaced tree (its scope said with
+/// a comment) build with it. Every tree's `src/lib.rs` comes from the same template.
+#[test]
+#[ignore = "slow: builds two golden trees against crates.io"]
+fn a_new_operator_field_keeps_todays_projects_compiling() {
+    for tree in ["examples/demo-microservice", "testdata/namespaced"] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp
+            .path()
+            .join(Path::new(tree).file_name().expect("a name"));
+        for (path, bytes) in project_files(&repo().join(tree)) {
+            let target = dir.join(path);
+            std::fs::create_dir_all(target.parent().expect("a parent")).expect("create folder");
+            std::fs::write(target, bytes).expect("write a file");
+        }
+        let lib = dir.join("runtime/src/lib.rs");
+        let later = add_an_operator_field(&std::fs::read_to_string(&lib).expect("the runtime"));
+        std::fs::write(&lib, later).expect("write the runtime");
+        let manifest = dir.join("runtime/Cargo.toml");
+        let later = later_version(&std::fs::read_to_string(&manifest).expect("the manifest"));
+        std::fs::write(&manifest, later).expect("write the manifest");
+        println!("{tree}, its runtime's Operator with one more field");
+        build(&dir);
+    }
+}
+
+/// The runtime's manifest at a later version, as a later rbuilder's would be. It also keeps
+/// the patched runtime apart in the shared target folder: cargo names a path dependency's
+/// build by its name, version and path within the workspace (`runtime/`, the same in every
+/// tree), so at the same version another tree's build could take this one for its own.
+fn later_version(runtime_manifest: &str) -> String {
+    let before = "\nversion = \"";
+    assert_eq!(
+        runtime_manifest.matches(before).count(),
+        1,
+        "runtime/Cargo.toml changed: adapt this test's patch"
+    );
+    runtime_manifest.replacen(before, "\nversion = \"999.0.0-later+", 1)
+}
+
+/// The patches apply to this runtime (checked fast, so that a change to runtime/src/lib.rs or
+/// runtime/Cargo.toml shows here rather than in the slow test).
+#[test]
+fn the_later_runtime_patches_apply() {
+    let lib = std::fs::read_to_string(repo().join("runtime/src/lib.rs")).expect("the runtime");
+    assert!(add_an_operator_field(&lib).contains("later: None,"));
+    let manifest = std::fs::read_to_string(repo().join("runtime/Cargo.toml")).expect("manifest");
+    let later = later_version(&manifest);
+    assert!(later.contains("\nversion = \"999.0.0-later+"), "{later}");
+}
+
+/// The trees the slow test updates are the golden trees, each a project.
+#[test]
+fn the_golden_trees_are_found() {
+    let trees = golden_trees(repo());
+    assert_eq!(trees.len(), common::variants().len());
+    for tree in trees {
+        assert!(tree.join("PROJECT").is_file(), "{}", tree.display());
+    }
+}

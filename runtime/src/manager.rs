@@ -683,8 +683,14 @@ mod extension_tests {
     use prometheus_client::metrics::counter::Counter;
     use tokio::time::{sleep, timeout};
 
+    use k8s_openapi::api::coordination::v1::Lease;
+    use kube::Api;
+    use kube::api::PostParams;
+    use serde_json::json;
+
     use super::*;
     use crate::e2e::{free_local_address, http_get};
+    use crate::envtest::{ControlPlane, NAMESPACE};
     use crate::testing::mock_client;
 
     static NOTHING: Operator = Operator::new("extended");
@@ -825,6 +831,122 @@ mod extension_tests {
         assert_eq!(
             *log.lock().expect("the log"),
             ["the leader's runnable stopped"]
+        );
+    }
+
+    /// Who holds the Lease of [`NOTHING`]'s manager, as `ctx` reads it.
+    async fn lease_holder(ctx: &Context) -> Result<String, kube::Error> {
+        let leases: Api<Lease> = Api::namespaced(ctx.client.clone(), NAMESPACE);
+        let lease = leases.get("extended-leader-election").await?;
+        let holder = lease.spec.and_then(|spec| spec.holder_identity);
+        Ok(match holder.as_deref() {
+            None | Some("") => "nobody".to_owned(),
+            Some("another") => "another".to_owned(),
+            Some(_) => "this manager".to_owned(),
+        })
+    }
+
+    /// With --leader-elect, on a real API server: the runnables of every replica run while
+    /// another instance holds the Lease, the leader's only once this manager holds it; on
+    /// shutdown the leader's stop while it still holds the Lease, and those of every replica
+    /// once it has released it.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn the_leaders_runnables_run_while_it_holds_the_lease() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        // Another instance's Lease, which expires 3 s after the manager first sees it.
+        let lease = json!({
+            "metadata": {"name": "extended-leader-election"},
+            "spec": {"holderIdentity": "another", "leaseDurationSeconds": 3},
+        });
+        let lease: Lease = serde_json::from_value(lease).expect("a Lease");
+        let leases: Api<Lease> = Api::namespaced(client.clone(), NAMESPACE);
+        let created = leases.create(&PostParams::default(), &lease).await;
+        created.expect("another instance's Lease");
+
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        let leader_log = Arc::clone(&log);
+        let leader = Runnable::new(
+            "leader",
+            move |ctx: Arc<Context>, shutdown: CancellationToken| async move {
+                leader_log
+                    .lock()
+                    .expect("the log")
+                    .push("the leader's runnable started".into());
+                shutdown.cancelled().await;
+                let holder = lease_holder(&ctx).await?;
+                let stopping = format!("the leader's runnable stops, the Lease held by {holder}");
+                leader_log.lock().expect("the log").push(stopping);
+                Ok::<(), kube::Error>(())
+            },
+        );
+        let replica_log = Arc::clone(&log);
+        let replica = Runnable::new(
+            "replica",
+            move |ctx: Arc<Context>, shutdown: CancellationToken| async move {
+                replica_log
+                    .lock()
+                    .expect("the log")
+                    .push("the replica's runnable started".into());
+                shutdown.cancelled().await;
+                let holder = lease_holder(&ctx).await?;
+                let stopping = format!("the replica's runnable stops, the Lease held by {holder}");
+                replica_log.lock().expect("the log").push(stopping);
+                Ok::<(), kube::Error>(())
+            },
+        )
+        .on_every_replica();
+        let extensions = Extensions {
+            runnables: vec![leader, replica],
+            metrics: Vec::new(),
+        };
+        let flags = Flags::parse_from([
+            "manager",
+            "--leader-elect",
+            "--metrics-bind-address=0",
+            "--health-probe-bind-address=0",
+        ]);
+        let shutdown = CancellationToken::new();
+        let manager = manage_until(
+            &NOTHING,
+            flags,
+            client,
+            Metrics::default(),
+            extensions,
+            shutdown.clone(),
+        );
+        let manager = tokio::spawn(manager);
+
+        let logged = |count: usize| {
+            let log = Arc::clone(&log);
+            async move {
+                while log.lock().expect("the log").len() < count {
+                    sleep(Duration::from_millis(50)).await;
+                }
+            }
+        };
+        let started = timeout(Duration::from_secs(10), logged(1)).await;
+        started.expect("the replica's runnable to start");
+        assert_eq!(
+            *log.lock().expect("the log"),
+            ["the replica's runnable started"],
+            "while another instance holds the Lease"
+        );
+        let elected = timeout(Duration::from_secs(30), logged(2)).await;
+        elected.expect("the leader's runnable to start once the Lease expired");
+        shutdown.cancel();
+        let stopped = timeout(Duration::from_secs(30), manager).await;
+        let result = stopped.expect("the manager to stop").expect("its task");
+        result.expect("the manager stops without an error");
+        assert_eq!(
+            *log.lock().expect("the log"),
+            [
+                "the replica's runnable started",
+                "the leader's runnable started",
+                "the leader's runnable stops, the Lease held by this manager",
+                "the replica's runnable stops, the Lease held by nobody",
+            ]
         );
     }
 }

@@ -357,7 +357,7 @@ row() {
     }'
 }
 echo
-echo "== bench/peer.sh, $started_at: rbuilder ${rbuilder_version:-(release build)} against kubebuilder $kubebuilder_version, kube-apiserver $apiserver"
+echo "== bench/peer.sh, $started_at: ${rbuilder_version:-rbuilder (release build)} ($(git rev-parse --short HEAD)) against kubebuilder $kubebuilder_version, kube-apiserver $apiserver"
 echo "   PEER_OBJECTS=$objects RUNS=$runs PEER_COLD=$cold; $(nproc) cores; load average at the start $load_start, at the end $(load)"
 echo
 echo "| Figure | rbuilder (Rust) | kubebuilder (Go) | Rust/Go |"

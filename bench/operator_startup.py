@@ -64,8 +64,8 @@ def main():
                      f"(ready: {ready is not None}, first Deployment: {first is not None})")
         if ready is None and answers_200(args.readyz_url):
             ready = time.time_ns()
-        if args.first is not None and first is None and \
-                operator_load.request("GET", deployment) == 200:
+        waiting_for_first = args.first is not None and first is None
+        if waiting_for_first and operator_load.request("GET", deployment) == 200:
             first = time.time_ns()
         time.sleep(operator_load.POLL_SECONDS)
     print(f"ready {ready}")

@@ -229,7 +229,8 @@ start_manager() {
   local name=$1 spec=${2:-} t0 out=$work/startup.out
   probe_port=$(free_port) metrics_port=$(free_port)
   rm -f "$work/started"
-  python3 bench/operator_startup.py "$KUBECONFIG" "http://127.0.0.1:$probe_port/readyz" \
+  # -B: no __pycache__ of operator_load.py, which it imports, left in bench/.
+  python3 -B bench/operator_startup.py "$KUBECONFIG" "http://127.0.0.1:$probe_port/readyz" \
     "$work/started" ${spec:+--first "$spec"} >"$out" &
   poller=$!
   until [ -e "$work/started" ]; do

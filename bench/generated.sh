@@ -22,13 +22,14 @@ echo "cold cargo build:                 $(seconds cargo build --locked) s"
 # Milliseconds, one rebuild after each touch; the median of the runs.
 rebuild_ms() {
   touch src/controller/demo_micro_service.rs
-  local start=$(date +%s%N)
+  local start
+  start=$(date +%s%N)
   cargo build --locked >/dev/null 2>&1
   echo $(( ($(date +%s%N) - start) / 1000000 ))
 }
 times=$(for _ in $(seq "$runs"); do rebuild_ms; done | sort -n)
 median=$(echo "$times" | sed -n "$(( (runs + 1) / 2 ))p")
-echo "rebuild after touching the controller: median ${median} ms of $runs ($(echo $times))"
+echo "rebuild after touching the controller: median ${median} ms of $runs (${times//$'\n'/ })"
 echo "cold cargo build --release:       $(seconds cargo build --locked --release) s"
 size=$(stat -c %s "$CARGO_TARGET_DIR/release/demo-microservice")
 echo "release binary size:              $((size / 1024 / 1024)) MiB ($size bytes)"

@@ -14,10 +14,22 @@ mod versions;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
+
+/// The exit status of a command line that does not parse, as clap's own.
+const USAGE_STATUS: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match kubebuilder::flags_hint(&e) {
+            Some(hint) => {
+                eprintln!("error: {hint}");
+                return ExitCode::from(USAGE_STATUS);
+            }
+            None => e.exit(),
+        },
+    };
     match commands::run(cli) {
         Ok(commands::Outcome::Done) => ExitCode::SUCCESS,
         Ok(commands::Outcome::LeftOut) => ExitCode::from(commands::Outcome::LEFT_OUT_STATUS),

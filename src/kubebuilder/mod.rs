@@ -4,8 +4,10 @@
 //! what cannot be carried over listed (`translate`, `left_out`), and its license header kept
 //! (`boilerplate`); `alpha generate` then replays that PROJECT as it replays its own. The Go
 //! code is not translated: docs/migrating-from-kubebuilder.md says where its logic goes.
+//! kubebuilder's flags that only a Go project uses are answered with a hint (`flags`).
 
 mod boilerplate;
+mod flags;
 mod format;
 mod left_out;
 mod translate;
@@ -15,6 +17,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 use serde::Deserialize;
 
+pub use flags::hint as flags_hint;
 pub use left_out::{LeftOut, report};
 pub use translate::GO_V4;
 

@@ -82,12 +82,19 @@ impl Context {
     }
 
     /// Server-side applies `status` as the status of `obj`: the whole status this operator
-    /// owns, so unchanged content changes nothing on the API server.
+    /// owns. A status equal to the one `obj` has is not sent: the apply would change nothing,
+    /// and most reconciles compute the status they found. (`obj` is as the controller's watch
+    /// last saw it; if the status changed since, that change brings another reconcile.)
     pub async fn apply_status<K>(&self, obj: &K, status: &impl Serialize) -> Result<K, kube::Error>
     where
-        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Serialize,
         K::Scope: Scope,
     {
+        let status = serde_json::to_value(status).map_err(kube::Error::SerdeError)?;
+        let current = serde_json::to_value(obj).map_err(kube::Error::SerdeError)?;
+        if current.get("status") == Some(&status) {
+            return Ok(obj.clone());
+        }
         let patch = serde_json::json!({
             "apiVersion": K::api_version(&()),
             "kind": K::kind(&()),

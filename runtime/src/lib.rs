@@ -20,6 +20,7 @@
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
 #[cfg(feature = "testing")]
+pub mod applied;
 mod checks;
 mod client_metrics;
 pub mod conditions;

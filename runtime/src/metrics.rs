@@ -95,6 +95,43 @@ impl Default for Metrics {
     }
 }
 
+#[cfg(feature = "testing")]
+impl Metrics {
+    /// How many reconciles of `controller` have finished, whatever their outcome.
+    pub(crate) fn reconciles_of(&self, controller: &'static str) -> u64 {
+        [Outcome::Success, Outcome::RequeueAfter, Outcome::Error]
+            .into_iter()
+            .map(|outcome| {
+                let labels = ResultLabels {
+                    controller,
+                    result: outcome.label(),
+                };
+                self.reconciles.get_or_create(&labels).get()
+            })
+            .sum()
+    }
+
+    /// How many POST, PUT, PATCH and DELETE requests were made, read as `/metrics` shows them
+    /// (the counters' labels are not listed otherwise).
+    pub(crate) fn writes(&self) -> u64 {
+        let mut registry = Registry::default();
+        registry.register("requests", "", self.requests.clone());
+        let mut text = String::new();
+        if prometheus_client::encoding::text::encode(&mut text, &registry).is_err() {
+            return 0;
+        }
+        let is_write = |line: &str| {
+            ["POST", "PUT", "PATCH", "DELETE"]
+                .iter()
+                .any(|method| line.contains(&format!("method=\"{method}\"")))
+        };
+        text.lines()
+            .filter(|line| line.starts_with("requests_total{") && is_write(line))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    }
+}
+
 impl Metrics {
     /// The registry `/metrics` serves: these metrics and the process's.
     pub(crate) fn registry(&self) -> Registry {

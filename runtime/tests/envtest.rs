@@ -404,6 +404,46 @@ async fn a_controller_runs_as_the_manager() {
     .await;
 }
 
+/// A reconcile that computes the status the object has sends nothing: `apply_status` leaves
+/// out an apply that would change nothing.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn an_unchanged_status_is_not_applied_again() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&MEASURER).await;
+    let widgets: Api<Widget> = env.api();
+    env.apply(&widgets, &widget("steady", 3)).await;
+    // The first reconcile writes the status; the change it makes brings the second, which
+    // finds the status as it would write it.
+    env.wait_for("two reconciles", async || match env.reconciles(&MEASURER) {
+        done if done >= 2 => Ok(()),
+        done => Err(format!("{done} reconciles")),
+    })
+    .await;
+    let status = fetch(&widgets, "steady").await.ok().and_then(|w| w.status);
+    assert_eq!(status.map(|s| s.observed_size), Some(3));
+    let (writes, reconciles) = (env.writes(), env.reconciles(&MEASURER));
+
+    step("a label added by hand brings a reconcile that writes nothing");
+    let label = json!({"metadata": {"labels": {"touched": "yes"}}});
+    widgets
+        .patch("steady", &PatchParams::default(), &Patch::Merge(&label))
+        .await
+        .expect("the label added");
+    env.wait_for("one more reconcile", async || {
+        match env.reconciles(&MEASURER) {
+            done if done > reconciles => Ok(()),
+            done => Err(format!("{done} reconciles")),
+        }
+    })
+    .await;
+    assert_eq!(
+        env.writes(),
+        writes,
+        "the unchanged status was applied again"
+    );
+}
+
 /// The controllers run with the manager's role only: what it does not grant, the API server
 /// refuses, and the runtime reports it in a Warning Event.
 #[tokio::test]

@@ -191,11 +191,16 @@ impl ControlPlane {
     /// A client acting as `user` in `groups` (impersonated by the admin): what `user` may do
     /// is what RBAC grants it.
     pub async fn client_as(&self, user: &str, groups: &[&str]) -> anyhow::Result<Client> {
+        Ok(Client::try_from(self.config_as(user, groups).await?)?)
+    }
+
+    /// The configuration of [`client_as`](Self::client_as).
+    pub(crate) async fn config_as(&self, user: &str, groups: &[&str]) -> anyhow::Result<Config> {
         let mut config = config(&self.kubeconfig).await?;
         config.auth_info.impersonate = Some(user.to_owned());
         config.auth_info.impersonate_groups =
             Some(groups.iter().map(|group| (*group).to_owned()).collect());
-        Ok(Client::try_from(config)?)
+        Ok(config)
     }
 
     /// The admin's kubeconfig, e.g. for `kubectl --kubeconfig`.

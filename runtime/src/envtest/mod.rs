@@ -34,6 +34,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Patch, PatchParams};
+use kube::client::ClientBuilder;
 use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -44,8 +45,10 @@ pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
 pub use control_plane::ControlPlane;
 
 use crate::checks;
+use crate::client_metrics::RequestCounterLayer;
 use crate::context::Scope;
 use crate::manifests;
+use crate::metrics::Metrics;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
@@ -96,6 +99,8 @@ pub struct Environment {
     webhooks: Option<WebhookServer>,
     operator: &'static Operator,
     client: Client,
+    /// The controllers' metrics: their reconciles and API requests.
+    metrics: Metrics,
     plane: ControlPlane,
 }
 
@@ -149,6 +154,7 @@ impl Environment {
             webhooks,
             operator,
             client,
+            metrics: Metrics::default(),
             plane,
         })
     }
@@ -192,20 +198,24 @@ impl Environment {
             &format!("system:serviceaccounts:{namespace}"),
             "system:authenticated",
         ];
-        let client = self
+        let config = self
             .plane
-            .client_as(&user, &groups)
+            .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
+        // Counted as the manager counts its requests, for `writes`.
+        let counted = RequestCounterLayer::new(&config, self.metrics.requests.clone());
+        let client = ClientBuilder::try_from(config)
+            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"))
+            .with_layer(&counted)
+            .build();
         let namespace = match self.operator.scope {
             WatchScope::Cluster => None,
             WatchScope::Namespace => Some(NAMESPACE.to_owned()),
         };
-        let ctx = Arc::new(Context::new(
-            client,
-            self.operator.field_manager(),
-            namespace,
-        ));
+        let ctx = Context::new(client, self.operator.field_manager(), namespace)
+            .with_metrics(self.metrics.clone());
+        let ctx = Arc::new(ctx);
         let (stopped, shutdown) = (
             Arc::clone(&self.controllers.stopped),
             self.controllers.shutdown.clone(),
@@ -219,6 +229,18 @@ impl Environment {
             let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
             stopped.push((controller.name, why));
         });
+    }
+
+    /// How many reconciles `controller` has finished, whatever their outcome: to know that a
+    /// change was reconciled when the reconcile is expected to change nothing.
+    pub fn reconciles(&self, controller: &Registration) -> u64 {
+        self.metrics.reconciles_of(controller.name)
+    }
+
+    /// How many writes (POST, PUT, PATCH, DELETE) the controllers [run](Self::run) here have
+    /// sent to the API server, answered or not.
+    pub fn writes(&self) -> u64 {
+        self.metrics.writes()
     }
 
     /// Calls `probe` until it succeeds, and returns what it returned. Fails the test after 30

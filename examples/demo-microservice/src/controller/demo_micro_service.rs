@@ -37,6 +37,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, 
 use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
+use rbuilder_runtime::applied;
 use rbuilder_runtime::conditions::condition;
 use rbuilder_runtime::controller::{Action, Controller};
 use rbuilder_runtime::rbac::policy_rule;
@@ -64,10 +65,19 @@ impl Reconciler for DemoMicroServiceReconciler {
         let deployments = ctx.api_near::<Deployment>(&*obj);
         let name = obj.name_any();
         let mut desired = deployment(&obj, ctx.field_manager())?;
+        applied::mark(&mut desired).map_err(kube::Error::SerdeError)?;
         let existing = deployments.get_opt(&name).await?;
         // Server-side apply, to create the Deployment too: one entry of this operator then
         // owns every field set here, and a field this code stops setting is removed.
         let params = match &existing {
+            // What this code sets is there as it set it: most reconciles (a status change of
+            // the Deployment, a resync) end here, without a write.
+            Some(existing)
+                if is_controlled_by(existing, &obj) && applied::already(existing, &desired) =>
+            {
+                ctx.apply_status(&*obj, &status(&obj, existing)).await?;
+                return Ok(Action::requeue(RESYNC_AFTER));
+            }
             // Not forced: a Deployment of that name that someone else created meanwhile makes
             // it fail on each field they set to another value (409) instead of being taken
             // over.

@@ -128,6 +128,35 @@ async fn unset_replicas_keep_the_deployments_count() {
     assert_eq!(deployment.spec.replicas, Some(3));
 }
 
+/// A field the operator sets on the Deployment and someone changes by hand (here the image,
+/// as `kubectl set image` does) is put back: the change brings a reconcile, which finds the
+/// Deployment no longer as it applied it.
+#[tokio::test]
+async fn a_deployment_edited_by_hand_is_put_back() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&CONTROLLER).await;
+    let api: Api<v1alpha1::Memcached> = env.api();
+    let deployments: Api<Deployment> = env.api();
+    let sample: v1alpha1::Memcached = from_yaml(SAMPLE);
+    let name = sample.name_any();
+    let owner = env.apply(&api, &sample).await;
+    let deployment = wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
+
+    step(format!("set the image of Deployment {name} by hand"));
+    let pod = deployment.spec.template.spec.expect("a pod template");
+    let container = &pod.containers[0].name;
+    let image = json!({"name": container, "image": UPDATED_IMAGE});
+    let edit = json!({"spec": {"template": {"spec": {"containers": [image]}}}});
+    let edited = deployments
+        .patch(&name, &PatchParams::default(), &Patch::Strategic(&edit))
+        .await
+        .expect("the image edited");
+    assert_eq!(images(&edited), [UPDATED_IMAGE]);
+
+    step("the operator puts the sample's image back");
+    wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
+}
+
 /// After `kubectl delete --cascade=orphan`, the Deployment is left running without an owner;
 /// a Memcached created again with the same name adopts it instead of refusing it.
 #[tokio::test]

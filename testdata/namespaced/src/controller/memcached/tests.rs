@@ -188,6 +188,59 @@ async fn a_changed_image_is_applied_to_that_very_deployment() {
     assert_eq!(action, Action::requeue(RESYNC_AFTER));
 }
 
+/// The Deployment of `obj` as this controller's last apply left it (marked with its hash),
+/// with what the API server adds.
+fn applied_before(obj: &v1alpha1::Memcached) -> Deployment {
+    let mut deployment = deployment(obj, MANAGER).expect("deployment");
+    applied::mark(&mut deployment).expect("a serializable Deployment");
+    deployment.metadata.uid = Some("d-1".into());
+    deployment.metadata.generation = Some(1);
+    deployment.metadata.resource_version = Some("42".into());
+    deployment
+}
+
+/// A reconcile that finds the Deployment as it applied it (a resync, a status change of the
+/// Deployment) sends no apply: only the status, which the object does not have yet.
+#[tokio::test]
+async fn a_deployment_as_applied_is_not_applied_again() {
+    let obj = test_object("podinfo:1");
+    let existing = json!(applied_before(&obj));
+    let action = reconcile_with(obj, false, |mut server| async move {
+        server.expect(Method::GET, DEPLOYMENT, 200, existing).await;
+        // No PATCH of the Deployment, no Event: the script ends with the status.
+        let stored = json!(test_object("podinfo:1"));
+        server
+            .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
+            .await;
+    })
+    .await
+    .expect("reconcile");
+    assert_eq!(action, Action::requeue(RESYNC_AFTER));
+}
+
+/// A field set here and changed by hand (the image) is applied back.
+#[tokio::test]
+async fn a_deployment_edited_by_hand_is_applied_back() {
+    let obj = test_object("podinfo:1");
+    let mut edited = applied_before(&obj);
+    let pod = edited.spec.template.spec.as_mut().expect("a pod template");
+    pod.containers[0].image = Some("podinfo:edited".into());
+    let edited = json!(edited);
+    reconcile_with(obj, false, |mut server| async move {
+        server
+            .expect(Method::GET, DEPLOYMENT, 200, edited.clone())
+            .await;
+        let applied = server.expect(Method::PATCH, DEPLOYMENT, 200, edited).await;
+        assert_eq!(container(&applied)["image"], "podinfo:1");
+        let stored = json!(test_object("podinfo:1"));
+        server
+            .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
+            .await;
+    })
+    .await
+    .expect("reconcile");
+}
+
 #[tokio::test]
 async fn a_deployment_it_does_not_control_is_left_alone_and_the_status_says_why() {
     for (theirs, says) in [

@@ -128,6 +128,8 @@ pub enum CreateCommand {
         rbuilder create api --group devops --kind DemoMicroService\n  \
         rbuilder create api --group devops --version v1 --kind DemoMicroService \\\n      \
         --image stefanprodan/podinfo:6.7.1 --image-container-port 9898 --short-name dms\n  \
+        rbuilder create api --group devops --kind DemoMicroService --resource=false \\\n      \
+        --controller-name dms-backup   # a second controller for the kind\n  \
         rbuilder create api --group apps --version v1 --kind Deployment --resource=false\n  \
         rbuilder create api --group cert-manager.io --version v1 --kind Certificate \\\n      \
         --resource=false --external-api-path cert-manager.crds.yaml")]
@@ -214,6 +216,11 @@ pub struct CreateApiArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
           value_name = "BOOL")]
     pub controller: Option<bool>,
+    /// With --resource=false: add a second controller for the kind, named so (a DNS-1035 label,
+    /// e.g. dms-backup), with its own file, RBAC rules and registration; the kind's own name
+    /// (its kind in lower case) names its first controller
+    #[arg(long, value_name = "NAME")]
+    pub controller_name: Option<String>,
     /// Rewrite this resource's scaffolded files if they exist (never other files)
     #[arg(long)]
     pub force: bool,

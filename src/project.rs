@@ -13,7 +13,7 @@ use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::model::builtin::{self, Builtin};
-use crate::model::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
+use crate::model::{ControllerName, Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
 
 /// The file's name at the project root.
 pub const FILE: &str = "PROJECT";
@@ -73,8 +73,17 @@ pub struct ResourceEntry {
     /// Absent for built-in types, which have no CRD in this project.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<ApiEntry>,
+    /// The kind's own controller (`src/controller/<kind>.rs`) exists. PROJECT writes it as
+    /// `controller: true` while the kind has no named controllers, as kubebuilder does; with
+    /// them, `controllers` lists the kind's own first (see [`Project::parse`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub controller: bool,
+    /// The kind's controllers by name (kubebuilder 4.16's `--controller-name`), in the order
+    /// they were made: the kind's own first (named after the kind in lower case), then each
+    /// second controller (`create api --resource=false --controller-name`). Empty while the
+    /// kind has only its own, unnamed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controllers: Vec<ControllerEntry>,
     pub domain: String,
     /// Another project's custom resource (its types generated from its CRD, `path`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -93,6 +102,13 @@ pub struct ResourceEntry {
     /// The webhooks of this version of the kind (`create webhook`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<WebhooksEntry>,
+}
+
+/// One named controller of a resource, as kubebuilder records it (`- name: captain-backup`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerEntry {
+    pub name: ControllerName,
 }
 
 /// The webhooks of one resource, as kubebuilder records them.
@@ -231,6 +247,7 @@ impl ResourceEntry {
         Ok(Self {
             api: None,
             controller,
+            controllers: Vec::new(),
             domain: BUILTIN_DOMAIN.to_owned(),
             external: false,
             group: b.project_group()?,
@@ -258,6 +275,7 @@ impl ResourceEntry {
         Ok(Self {
             api: None,
             controller,
+            controllers: Vec::new(),
             domain: domain.to_owned(),
             external: true,
             group: Group::parse(group)?,
@@ -320,6 +338,32 @@ impl ResourceEntry {
         }
     }
 
+    /// The name of the kind's own controller: the kind in lower case, as kubebuilder names it.
+    pub fn own_controller_name(&self) -> Result<ControllerName> {
+        ControllerName::parse(&self.kind.lower())
+    }
+
+    /// The kind's second controllers (`create api --controller-name`), in the order they were
+    /// made: every named controller but the kind's own.
+    pub fn named_controllers(&self) -> impl Iterator<Item = &ControllerName> {
+        let own = self.kind.lower();
+        self.controllers
+            .iter()
+            .map(|c| &c.name)
+            .filter(move |name| name.as_ref() != own)
+    }
+
+    /// Records `name`, a second controller of the kind, as kubebuilder does: the kind's own
+    /// controller becomes the first named one (`controller: true` is then no longer written).
+    pub fn add_named_controller(&mut self, name: ControllerName) -> Result<()> {
+        if self.controllers.is_empty() && self.controller {
+            let own = self.own_controller_name()?;
+            self.controllers.push(ControllerEntry { name: own });
+        }
+        self.controllers.push(ControllerEntry { name });
+        Ok(())
+    }
+
     /// The CRD's scope; built-in types report `true` (their scope is Kubernetes').
     pub fn namespaced(&self) -> bool {
         self.api.as_ref().is_none_or(|api| api.namespaced)
@@ -361,11 +405,16 @@ impl Project {
 
     pub fn parse(text: &str) -> Result<Self> {
         check_layout(text)?;
-        let project: Self = serde_saphyr::from_str(text).map_err(|e| {
+        let mut project: Self = serde_saphyr::from_str(text).map_err(|e| {
             let what = yaml_error(&e);
             anyhow::anyhow!("{what}; fix the YAML, or restore the file from version control")
         })?;
         project.check()?;
+        // kubebuilder writes `controllers:` instead of `controller: true` once a kind has named
+        // controllers; the first of them is the kind's own.
+        for r in &mut project.resources {
+            r.controller |= !r.controllers.is_empty();
+        }
         Ok(project)
     }
 
@@ -383,11 +432,43 @@ impl Project {
                 r.kind
             );
         }
+        for r in &self.resources {
+            let Some(first) = r.controllers.first() else {
+                continue;
+            };
+            let own = r.kind.lower();
+            if first.name.as_ref() != own {
+                bail!(
+                    "the first controller of {} is named '{}', but rbuilder names a kind's own \
+                     controller after the kind ('{own}'); rename it in PROJECT",
+                    r.kind,
+                    first.name
+                );
+            }
+            let mut seen = BTreeSet::new();
+            for c in &r.controllers {
+                if !seen.insert(c.name.normalized()) {
+                    bail!(
+                        "{} has two controllers named '{}' (or names that differ only in '-'); \
+                         remove one from PROJECT",
+                        r.kind,
+                        c.name
+                    );
+                }
+            }
+        }
         Ok(())
     }
 
     pub fn to_yaml(&self) -> Result<String> {
-        let body = serde_saphyr::to_string(self).context("cannot serialize the PROJECT file")?;
+        // As kubebuilder writes it: `controller: true` only while a kind has no named
+        // controllers.
+        let mut written = self.clone();
+        for r in &mut written.resources {
+            r.controller &= r.controllers.is_empty();
+        }
+        let body =
+            serde_saphyr::to_string(&written).context("cannot serialize the PROJECT file")?;
         Ok(format!("{HEADER}{body}"))
     }
 
@@ -549,6 +630,14 @@ mod tests {
                 namespaced: true,
             }),
             controller: true,
+            controllers: vec![
+                ControllerEntry {
+                    name: ControllerName::parse("demomicroservice").unwrap(),
+                },
+                ControllerEntry {
+                    name: ControllerName::parse("dms-backup").unwrap(),
+                },
+            ],
             domain: "my.domain".into(),
             external: false,
             group: Group::parse("devops").unwrap(),
@@ -568,6 +657,7 @@ mod tests {
         p.resources.push(ResourceEntry {
             api: None,
             controller: true,
+            controllers: Vec::new(),
             domain: "io".into(),
             external: true,
             group: Group::parse("cert-manager").unwrap(),
@@ -601,6 +691,12 @@ mod tests {
         let yaml = p.to_yaml().unwrap();
         assert!(yaml.starts_with("# Code generated by rbuilder"));
         assert!(yaml.contains("deploy-image.rbuilder.io/v1-alpha"), "{yaml}");
+        // Named controllers replace `controller: true`, as kubebuilder writes them.
+        assert!(
+            yaml.contains("  controllers:\n  - name: demomicroservice\n  - name: dms-backup\n"),
+            "{yaml}"
+        );
+        assert_eq!(yaml.matches("controller: true").count(), 1, "{yaml}");
         assert_eq!(Project::parse(&yaml).unwrap(), p);
     }
 
@@ -633,6 +729,12 @@ mod tests {
 
         assert!(Project::parse("domain: [").is_err());
         assert!(Project::parse("domain: x\n").is_err());
+        let renamed = yaml.replace("name: demomicroservice", "name: main");
+        let err = format!("{:#}", Project::parse(&renamed).unwrap_err());
+        assert!(err.contains("named after the kind ('demomicroservice')"), "{err}");
+        let twice = yaml.replace("name: dms-backup", "name: demo-micro-service");
+        let err = format!("{:#}", Project::parse(&twice).unwrap_err());
+        assert!(err.contains("two controllers named"), "{err}");
         let bad_kind = yaml.replace("kind: DemoMicroService", "kind: demo");
         let err = format!("{:#}", Project::parse(&bad_kind).unwrap_err());
         assert!(err.contains("invalid kind 'demo'"), "{err}");

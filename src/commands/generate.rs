@@ -143,11 +143,13 @@ fn empty(dir: &Path) {
 
 /// The commands a replay runs: `init and 3 create api`, `init, 1 create api and 1 create webhook`.
 fn commands(project: &Project) -> String {
+    // A kind's second controllers are one `create api --controller-name` each.
     let apis = project
         .resources
         .iter()
         .filter(|e| e.made_by_create_api())
-        .count();
+        .map(|e| 1 + e.named_controllers().count())
+        .sum::<usize>();
     match project
         .resources
         .iter()
@@ -233,6 +235,24 @@ fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -
                 entry.group, entry.version, entry.kind
             )
         })?;
+    }
+    // Second controllers after every API, as kubebuilder replays controllers.
+    for entry in &project.resources {
+        for name in entry.named_controllers() {
+            let replayed = || -> Result<()> {
+                let replayed = Project::load(output)?;
+                let request =
+                    create_api::replay_second_controller(input, &replayed, entry, name)?;
+                let (plan, _) = create_api::plan_request(output, replayed, request)?;
+                plan.apply()
+            };
+            replayed().with_context(|| {
+                format!(
+                    "cannot replay `create api --controller-name {name}` for {}/{} {}",
+                    entry.group, entry.version, entry.kind
+                )
+            })?;
+        }
     }
     // Webhooks after every API, as kubebuilder replays them: a conversion needs its spokes.
     for entry in &project.resources {

@@ -11,5 +11,5 @@ pub(crate) mod rust_names;
 pub mod webhook_path;
 
 pub use image::ImageReference;
-pub use names::{Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
+pub use names::{ControllerName, Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
 pub use resource::{Flavor, Resource};

@@ -365,6 +365,70 @@ impl ShortName {
     }
 }
 
+/// The name of one of a kind's controllers (`create api --controller-name`), as kubebuilder
+/// records it in PROJECT: a DNS-1035 label, e.g. `captain-backup`. It names the controller in
+/// logs and metrics (`Reconciler::NAME`), its module (`captain_backup`) and its reconciler
+/// (`CaptainBackupReconciler`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String")]
+pub struct ControllerName(String);
+
+impl ControllerName {
+    pub fn parse(s: &str) -> Result<Self> {
+        let accepted = "a controller name is a DNS-1035 label: lower-case letters, digits and \
+                        '-', starting with a letter, e.g. 'captain-backup'";
+        if let Some(why) = dns_label_problem(s) {
+            bail!("invalid controller name '{s}': {why}; {accepted}");
+        }
+        if !s.starts_with(|c: char| c.is_ascii_lowercase()) {
+            bail!("invalid controller name '{s}': it must start with a letter; {accepted}");
+        }
+        let module = s.replace('-', "_");
+        if module == "controller" {
+            bail!(
+                "invalid controller name '{s}': its Rust module '{module}' would have the name \
+                 of the module it sits in (src/controller); choose another name, e.g. '{s}-2'"
+            );
+        }
+        if let Some(why) = reserved_module(&module) {
+            bail!(
+                "invalid controller name '{s}': its Rust module '{module}' {why}; choose \
+                 another name, e.g. '{s}-controller'"
+            );
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    /// The controller's Rust module (and file stem): `-` becomes `_`, as kubebuilder names
+    /// its file (`captain_backup`).
+    pub fn module(&self) -> RustModule {
+        RustModule::new(self.0.replace('-', "_"))
+    }
+
+    /// Its reconciler type, as kubebuilder names it: each part between `-` capitalized, then
+    /// `Reconciler` (`captain-backup` -> `CaptainBackupReconciler`).
+    pub fn reconciler(&self) -> String {
+        let mut name: String = self
+            .0
+            .split('-')
+            .map(|part| {
+                let mut chars = part.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_ascii_uppercase().to_string() + chars.as_str()
+                })
+            })
+            .collect();
+        name.push_str("Reconciler");
+        name
+    }
+
+    /// The name without its `-`: two names that differ only there (`captain-backup`,
+    /// `captainbackup`) would make the same reconciler type, as kubebuilder checks too.
+    pub fn normalized(&self) -> String {
+        self.0.replace('-', "")
+    }
+}
+
 /// The project's name, e.g. `example`: the Cargo package, the manager binary, the kustomize
 /// name prefix and the namespace `<name>-system`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -459,7 +523,16 @@ macro_rules! display_as_str {
         }
     )*};
 }
-display_as_str!(Domain, Group, Version, Kind, Plural, ShortName, ProjectName);
+display_as_str!(
+    Domain,
+    Group,
+    Version,
+    Kind,
+    Plural,
+    ShortName,
+    ProjectName,
+    ControllerName
+);
 
 /// Reading a name from a file (PROJECT) validates it as the command line does.
 macro_rules! parsed_from_string {
@@ -472,7 +545,15 @@ macro_rules! parsed_from_string {
         }
     )*};
 }
-parsed_from_string!(Domain, Version, Kind, Plural, ShortName, ProjectName);
+parsed_from_string!(
+    Domain,
+    Version,
+    Kind,
+    Plural,
+    ShortName,
+    ProjectName,
+    ControllerName
+);
 
 impl TryFrom<String> for Group {
     type Error = anyhow::Error;
@@ -617,5 +698,34 @@ mod tests {
         assert!(Plural::parse("Dms").is_err());
         assert!(ShortName::parse("dms").is_ok());
         assert!(ShortName::parse("d-ms").is_err());
+    }
+
+    #[test]
+    fn controller_names() {
+        let name = ControllerName::parse("captain-backup").unwrap();
+        assert_eq!(name.module().file, "captain_backup");
+        assert_eq!(name.reconciler(), "CaptainBackupReconciler");
+        assert_eq!(name.normalized(), "captainbackup");
+        assert_eq!(ControllerName::parse("type").unwrap().module().ident, "r#type");
+        assert_eq!(
+            ControllerName::parse("v2-sync").unwrap().reconciler(),
+            "V2SyncReconciler"
+        );
+        for bad in [
+            "",
+            "Captain",
+            "captain_backup",
+            "-x",
+            "x-",
+            "2nd",
+            "mod",
+            "tests",
+            "controller",
+            "kube",
+        ] {
+            assert!(ControllerName::parse(bad).is_err(), "{bad}");
+        }
+        let long = "a".repeat(64);
+        assert!(ControllerName::parse(&long).is_err());
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::deploy_image::IMAGE_RULE;
 use super::image::ImageReference;
-use super::names::{Group, Kind, Plural, ShortName, Version};
+use super::names::{ControllerName, Group, Kind, Plural, ShortName, Version};
 use super::rust_names::RustModule;
 use crate::external::External;
 use crate::project::{DeployImageOptions, Record};
@@ -227,6 +227,22 @@ impl Resource {
         format!("src/controller/{}/tests.rs", self.module.file)
     }
 
+    /// A second controller of a kind (`--controller-name captain-backup`):
+    /// `src/controller/captain_backup.rs`.
+    pub fn second_controller_file(name: &ControllerName) -> String {
+        format!("src/controller/{}.rs", name.module().file)
+    }
+
+    /// Its unit tests: `src/controller/captain_backup/tests.rs`.
+    pub fn second_controller_tests_file(name: &ControllerName) -> String {
+        format!("src/controller/{}/tests.rs", name.module().file)
+    }
+
+    /// Its integration tests: `tests/integration/captain_backup.rs`.
+    pub fn second_controller_integration_file(name: &ControllerName) -> String {
+        format!("tests/integration/{}.rs", name.module().file)
+    }
+
     /// The kind's end-to-end tests: `tests/e2e/demo_micro_service.rs`.
     pub fn e2e_file(&self) -> String {
         format!("tests/e2e/{}.rs", self.module.file)
@@ -290,6 +306,7 @@ mod tests {
                 namespaced: false,
             }),
             controller: true,
+            controllers: Vec::new(),
             domain: "my.domain".into(),
             external: false,
             group: Group::parse("web-apps").unwrap(),

@@ -63,6 +63,21 @@ fn check_kind_is_free(project: &Project, r: &Resource) -> Result<()> {
             other.group.display_name()
         );
     }
+    if r.controller {
+        for other in &project.resources {
+            let clash = other.named_controllers().find(|name| {
+                name.module().file == r.module.file || name.as_ref() == kind.lower()
+            });
+            if let Some(name) = clash {
+                bail!(
+                    "{kind}'s controller would take the name of {}'s second controller '{name}' \
+                     (src/controller/{}.rs); choose another kind name",
+                    other.kind,
+                    name.module().file
+                );
+            }
+        }
+    }
     if r.controller
         && let Some(other) = project.controller_elsewhere(&r.group, kind, &r.version)
     {

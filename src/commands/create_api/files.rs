@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use crate::manifests::crd_with_version;
-use crate::model::Resource;
+use crate::model::{ControllerName, Resource};
 use crate::scaffold::{Plan, Templates, markers};
 
 /// What to do when a file a resource gets already exists.
@@ -168,6 +168,34 @@ impl Additions {
                 add.file(r.integration_file(), test, IfExists::Refuse);
                 add.insert(main, "integration-tests", "inserts/integration_kind.rs");
             }
+        }
+        add
+    }
+
+    /// What the second controller `name` of `r`'s kind adds: its file and unit tests, its
+    /// registration and, for one of the project's own kinds, its integration test.
+    pub fn of_second_controller(r: &Resource, name: &ControllerName) -> Self {
+        let mut add = Self::default();
+        let file = Resource::second_controller_file(name);
+        add.file(file, "controller/named.rs", IfExists::Refuse);
+        let tests = Resource::second_controller_tests_file(name);
+        add.file(tests, "controller/named_tests.rs", IfExists::Refuse);
+        add.insert(
+            "src/controller/mod.rs",
+            "controller-modules",
+            "inserts/named_controller_mod.rs",
+        );
+        add.insert(
+            "src/controller/mod.rs",
+            "controllers",
+            "inserts/named_controller_registry.rs",
+        );
+        if r.has_crd() {
+            let main = "tests/integration/main.rs";
+            add.file(main.into(), "integration/main.rs", IfExists::Keep);
+            let test = Resource::second_controller_integration_file(name);
+            add.file(test, "integration/named.rs", IfExists::Refuse);
+            add.insert(main, "integration-tests", "inserts/named_integration.rs");
         }
         add
     }

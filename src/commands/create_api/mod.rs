@@ -13,6 +13,7 @@ mod record;
 mod replay;
 mod resolve;
 mod rules;
+mod second;
 
 use std::path::Path;
 
@@ -21,12 +22,12 @@ use anyhow::Result;
 use super::finish;
 use crate::cli::CreateApiArgs;
 use crate::external::External;
-use crate::model::{Flavor, Resource};
+use crate::model::{ControllerName, Flavor, Resource};
 use crate::project::{self, Project, Record};
 use crate::scaffold::{Plan, Templates, project_context};
 use files::Additions;
 
-pub(super) use replay::request as replay_request;
+pub(super) use replay::{request as replay_request, second_controller as replay_second_controller};
 
 /// The template folders `create api` renders from.
 const TEMPLATES: &[&str] = &[
@@ -51,6 +52,8 @@ pub(super) struct Request {
     pub adds_resource: bool,
     /// Rewrite the resource's own files if they exist.
     pub force: bool,
+    /// A second controller of the kind (`--controller-name`), which is all this adds.
+    pub second_controller: Option<ControllerName>,
 }
 
 pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
@@ -61,7 +64,11 @@ pub fn run(root: &Path, args: CreateApiArgs) -> Result<()> {
 /// What `create api` with `args` writes in the project at `root`, and what to do next.
 fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> {
     let project = Project::load(root)?;
-    let request = resolve::request(&project, args)?;
+    let mut request = resolve::request(&project, args)?;
+    if request.second_controller.is_some() && request.record.entry.external {
+        // Its types, for the controller to name, from the CRD PROJECT recorded.
+        request.external = Some(replay::external_types(root, &request.record.entry)?);
+    }
     plan_request(root, project, request)
 }
 
@@ -71,6 +78,9 @@ pub(super) fn plan_request(
     mut project: Project,
     request: Request,
 ) -> Result<(Plan, String)> {
+    if let Some(name) = request.second_controller.clone() {
+        return second::plan(root, project, request, &name);
+    }
     let resource = Resource::of(
         &request.record,
         project.multigroup,

@@ -21,10 +21,17 @@ pub fn record(project: &mut Project, added: Record) {
     match existing {
         Some(old) => {
             // --resource=false on an existing resource keeps its API; --controller adds one.
+            // Its named controllers stay: --force rewrites the kind's own files only.
             let (api, webhooks) = (old.api.clone(), old.webhooks.clone());
+            let controllers = if old.controllers.is_empty() {
+                entry.controllers.clone()
+            } else {
+                old.controllers.clone()
+            };
             *old = ResourceEntry {
                 api: entry.api.or(api),
                 controller: old.controller || entry.controller,
+                controllers,
                 webhooks,
                 ..entry
             };

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 
 use super::Request;
 use crate::external;
+use crate::model::ControllerName;
 use crate::project::{Project, ResourceEntry};
 
 /// What `create api` adds to replay `entry` of `project`, read from the folder `input` (an
@@ -17,6 +18,8 @@ pub fn request(input: &Path, project: &Project, entry: &ResourceEntry) -> Result
     // plurals were recorded gets its plural, as `create api` records it today.
     record.entry.webhooks = None;
     record.entry.plural = Some(entry.plural_or_derived()?);
+    // The kind's second controllers are replayed once every API is (`second_controller`).
+    record.entry.controllers.truncate(1);
     let external = if entry.external {
         Some(external_types(input, entry)?)
     } else {
@@ -27,11 +30,33 @@ pub fn request(input: &Path, project: &Project, entry: &ResourceEntry) -> Result
         external,
         adds_resource: !entry.is_builtin(),
         force: false,
+        second_controller: None,
     })
 }
 
+/// What `create api --controller-name name` adds to replay the second controller `name` of
+/// `entry` (of the project read from `input`) in `project`, the replay so far.
+pub fn second_controller(
+    input: &Path,
+    project: &Project,
+    entry: &ResourceEntry,
+    name: &ControllerName,
+) -> Result<Request> {
+    let Some(replayed) = project.find(&entry.group, &entry.version, &entry.kind) else {
+        bail!(
+            "{} has a controller named {name}, but no controller of its own",
+            entry.kind
+        );
+    };
+    let mut request = super::second::adding(project, replayed, name.clone())?;
+    if entry.external {
+        request.external = Some(external_types(input, entry)?);
+    }
+    Ok(request)
+}
+
 /// The types of the external resource `entry`, translated again from its CRD file.
-fn external_types(input: &Path, entry: &ResourceEntry) -> Result<external::External> {
+pub fn external_types(input: &Path, entry: &ResourceEntry) -> Result<external::External> {
     let (kind, version) = (&entry.kind, &entry.version);
     let path = match entry.path.as_deref() {
         Some("-") => bail!(

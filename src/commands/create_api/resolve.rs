@@ -7,14 +7,48 @@ use anyhow::{Result, bail};
 use super::Request;
 use crate::cli::CreateApiArgs;
 use crate::external;
-use crate::model::{Group, Kind, Plural, ShortName, Version, builtin, deploy_image};
-use crate::project::{ApiEntry, DeployImageOptions, Project, Record, ResourceEntry};
+use crate::model::{
+    ControllerName, Group, Kind, Plural, ShortName, Version, builtin, deploy_image,
+};
+use crate::project::{ApiEntry, ControllerEntry, DeployImageOptions, Project, Record, ResourceEntry};
 
 /// The value of kubebuilder's --plugins that selects the deploy-image template.
 const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";
 
 /// Validates the arguments against the project into what to add.
 pub fn request(project: &Project, args: &CreateApiArgs) -> Result<Request> {
+    let Some(name) = &args.controller_name else {
+        return resource_request(project, args);
+    };
+    let name = ControllerName::parse(name)?;
+    let kind = Kind::parse(&args.kind)?;
+    if args.controller == Some(false) {
+        bail!(
+            "--controller-name {name} names a controller, and --controller=false scaffolds none; \
+             drop one of them"
+        );
+    }
+    if name.as_ref() != kind.lower() {
+        return super::second::request(project, args, name);
+    }
+    // The kind's own controller, named after the kind as kubebuilder names it: the same
+    // scaffold, recorded under `controllers` as kubebuilder records it.
+    let mut request = resource_request(project, args)?;
+    let entry = &mut request.record.entry;
+    if !entry.controller {
+        bail!(
+            "--controller-name {name} names {kind}'s own controller, and this resource gets none: \
+             the kind's controller is in another of its versions; drop --controller-name"
+        );
+    }
+    if entry.controllers.is_empty() {
+        entry.controllers.push(ControllerEntry { name });
+    }
+    Ok(request)
+}
+
+/// The request for a resource, its own controller, or both.
+fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
     if args.external_api_path.is_some() {
@@ -91,6 +125,7 @@ pub fn request(project: &Project, args: &CreateApiArgs) -> Result<Request> {
             namespaced: names.namespaced,
         }),
         controller,
+        controllers: Vec::new(),
         domain: project.domain.to_string(),
         external: false,
         group,
@@ -109,6 +144,7 @@ pub fn request(project: &Project, args: &CreateApiArgs) -> Result<Request> {
         external: None,
         adds_resource: args.resource,
         force: args.force,
+        second_controller: None,
     })
 }
 
@@ -156,6 +192,7 @@ fn builtin_type(project: &Project, args: &CreateApiArgs) -> Result<Request> {
         external: None,
         adds_resource: false,
         force: args.force,
+        second_controller: None,
     })
 }
 
@@ -230,6 +267,7 @@ fn external_type(
         external: Some(generated),
         adds_resource: false,
         force: args.force,
+        second_controller: None,
     })
 }
 

@@ -210,6 +210,7 @@ impl Translation {
                 namespaced: api.namespaced,
             }),
             controller,
+            controllers: Vec::new(),
             domain: self.project.domain.to_string(),
             external: false,
             group,

@@ -80,6 +80,7 @@ pub fn translate(kb: KbProject, folder: &str) -> Result<(Project, Vec<LeftOut>)>
             webhooks.push(w);
         }
     }
+    t.second_controller_clashes();
     // Webhooks once every version is known: a conversion names versions added after its hub.
     let mut emptied = Vec::new();
     for (at, name, w) in webhooks {

@@ -6,8 +6,8 @@ use anyhow::Result;
 use super::{PendingWebhooks, Translation};
 use crate::kubebuilder::format::{KbApi, KbResource};
 use crate::model::builtin;
-use crate::model::{Group, Kind, Plural, Version};
-use crate::project::{ApiEntry, DeployImageEntry, ResourceEntry};
+use crate::model::{ControllerName, Group, Kind, Plural, Version};
+use crate::project::{ApiEntry, ControllerEntry, DeployImageEntry, ResourceEntry};
 
 impl Translation {
     /// Adds `r`'s entry to the project, or says why it is left out; returns its webhooks, to
@@ -159,7 +159,7 @@ impl Translation {
             return None;
         }
 
-        let mut controller = self.controllers(r, &kind, name);
+        let (mut controller, seconds) = self.controllers(r, &kind, name);
         if controller
             && let Some(other) = self.project.controller_elsewhere(&group, &kind, &version)
         {
@@ -177,6 +177,7 @@ impl Translation {
             );
             controller = false;
         }
+        let controllers = self.second_controllers(controller, &kind, seconds, name);
         let gvk = (r.group.clone(), r.version.clone(), r.kind.clone());
         if let Some(options) = self.deploy_images.remove(&gvk) {
             let why = if !controller {
@@ -210,7 +211,7 @@ impl Translation {
                 namespaced: api.namespaced,
             }),
             controller,
-            controllers: Vec::new(),
+            controllers,
             domain: self.project.domain.to_string(),
             external: false,
             group,
@@ -243,7 +244,7 @@ impl Translation {
             return None;
         };
         let kind = Kind::parse(b.kind).ok()?;
-        let mut controller = self.controllers(r, &kind, name);
+        let (mut controller, seconds) = self.controllers(r, &kind, name);
         if controller && self.project.namespaced && !b.namespaced {
             self.leave_out(
                 format!("{name}: its controller"),
@@ -260,13 +261,58 @@ impl Translation {
         if !controller && r.webhooks.is_none() {
             return None;
         }
-        ResourceEntry::of_builtin(&b, controller).ok()
+        let controllers = self.second_controllers(controller, &kind, seconds, name);
+        let entry = ResourceEntry::of_builtin(&b, controller).ok()?;
+        Some(ResourceEntry {
+            controllers,
+            ..entry
+        })
     }
 
-    /// Whether `r` gets its controller: the first of kubebuilder's named controllers becomes
-    /// the kind's; the others, and a name other than the kind's, are left out.
-    fn controllers(&mut self, r: &KbResource, kind: &Kind, name: &str) -> bool {
-        let file = format!("src/controller/{}.rs", kind.module().file);
+    /// The `controllers` PROJECT records for a kind whose own controller is carried over or
+    /// not (`own`), with the second controllers `seconds`: the kind's own first, named after
+    /// the kind; none if the kind's own controller is left out, and then its second ones too.
+    fn second_controllers(
+        &mut self,
+        own: bool,
+        kind: &Kind,
+        seconds: Vec<ControllerName>,
+        name: &str,
+    ) -> Vec<ControllerEntry> {
+        if seconds.is_empty() {
+            return Vec::new();
+        }
+        if !own {
+            for second in seconds {
+                self.leave_out(
+                    format!("{name}: its second controller, {second}"),
+                    "the kind's own controller is left out, and a second controller goes beside it",
+                    format!(
+                        "after the migration, write its logic in src/controller/{}.rs",
+                        kind.module().file
+                    ),
+                );
+            }
+            return Vec::new();
+        }
+        let Ok(own) = ControllerName::parse(&kind.lower()) else {
+            return Vec::new();
+        };
+        std::iter::once(own)
+            .chain(seconds)
+            .map(|name| ControllerEntry { name })
+            .collect()
+    }
+
+    /// Whether `r` gets its controller, and its second controllers: the first of
+    /// kubebuilder's named controllers becomes the kind's own (a name other than the kind's is
+    /// left out); the others are carried over where rbuilder takes their names.
+    fn controllers(
+        &mut self,
+        r: &KbResource,
+        kind: &Kind,
+        name: &str,
+    ) -> (bool, Vec<ControllerName>) {
         let mut named = r.controllers.iter().map(|c| c.name.as_str());
         if let Some(first) = named.next()
             && first != kind.lower()
@@ -274,24 +320,97 @@ impl Translation {
             self.leave_out(
                 format!("{name}: the name of its controller, {first}"),
                 format!(
-                    "rbuilder names a kind's controller after the kind ({})",
+                    "rbuilder names a kind's own controller after the kind ({})",
                     kind.lower()
                 ),
                 "nothing to run: the name shows in logs and metrics labels; change what \
                  selects on the old one",
             );
         }
+        let mut seconds: Vec<ControllerName> = Vec::new();
         for other in named {
-            self.leave_out(
-                format!("{name}: its second controller, {other}"),
-                "rbuilder scaffolds one controller per kind",
-                format!(
-                    "write its logic in {file}, or as a Reconciler of your own listed in \
-                     src/controller/mod.rs"
+            let parsed = ControllerName::parse(other).and_then(|second| {
+                let taken = std::iter::once(kind.lower())
+                    .chain(seconds.iter().map(|s| s.normalized()))
+                    .any(|taken| taken.replace('-', "") == second.normalized());
+                if taken {
+                    anyhow::bail!("it differs from another controller of the kind only in '-'");
+                }
+                Ok(second)
+            });
+            match parsed {
+                Ok(second) => seconds.push(second),
+                Err(error) => self.leave_out(
+                    format!("{name}: its second controller, {other}"),
+                    format!("rbuilder refuses its name: {error:#}"),
+                    format!(
+                        "after the migration, run `rbuilder create api --group {} --version {} \
+                         --kind {} --resource=false --controller-name <a name rbuilder takes>`",
+                        r.group, r.version, r.kind
+                    ),
                 ),
+            }
+        }
+        (has_controller(r), seconds)
+    }
+}
+
+impl Translation {
+    /// Leaves out the second controllers whose names clash with a kind's own controller or
+    /// with another kind's second controller (their modules, `src/controller/<name>.rs`, or
+    /// their names in logs and metrics), once every kind is known.
+    pub(super) fn second_controller_clashes(&mut self) {
+        let kinds: Vec<(String, String, Kind)> = self
+            .project
+            .resources
+            .iter()
+            .map(|e| (e.kind.module().file, e.kind.lower(), e.kind.clone()))
+            .collect();
+        let mut seen: Vec<ControllerName> = Vec::new();
+        let mut clashes = Vec::new();
+        for entry in &mut self.project.resources {
+            let own = entry.kind.lower();
+            let name = format!(
+                "{}/{} {}",
+                entry.group.display_name(),
+                entry.version,
+                entry.kind
+            );
+            entry.controllers.retain(|c| {
+                if c.name.as_ref() == own {
+                    return true;
+                }
+                let module = c.name.module().file;
+                let kind = kinds
+                    .iter()
+                    .find(|(m, lower, _)| *m == module || lower == c.name.as_ref());
+                let second = seen.iter().find(|s| {
+                    s.module().file == module || s.normalized() == c.name.normalized()
+                });
+                let why = match (kind, second) {
+                    (Some((_, _, kind)), _) => format!("kind {kind}'s own controller"),
+                    (None, Some(second)) => format!("the second controller {second}"),
+                    (None, None) => {
+                        seen.push(c.name.clone());
+                        return true;
+                    }
+                };
+                clashes.push((name.clone(), c.name.clone(), why));
+                false
+            });
+        }
+        for (name, second, why) in clashes {
+            self.leave_out(
+                format!("{name}: its second controller, {second}"),
+                format!(
+                    "its module, src/controller/{}.rs, or its name in logs and metrics would be \
+                     {why}'s",
+                    second.module().file
+                ),
+                "after the migration, run `rbuilder create api ... --resource=false \
+                 --controller-name <another name>` and move its logic there",
             );
         }
-        has_controller(r)
     }
 }
 

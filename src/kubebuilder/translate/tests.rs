@@ -38,14 +38,21 @@ fn options_rbuilder_refuses_leave_a_plain_controller() {
 }
 
 #[test]
-fn a_kind_has_one_controller_and_one_name() {
+fn a_kind_keeps_its_second_controllers_and_its_own_takes_the_kinds_name() {
     let resources = [
         custom(
             "Site",
             "v1",
-            "  controllers:\n  - name: site-main\n  - name: site-backup\n",
+            "  controllers:\n  - name: site-main\n  - name: site-backup\n  - name: sitebackup\n  \
+             - name: Bad_Name\n  - name: cache\n",
         ),
         custom("Site", "v2", "  controller: true\n"),
+        custom("Cache", "v1", "  controller: true\n"),
+        custom(
+            "Guestbook",
+            "v1",
+            "  controllers:\n  - name: guestbook\n  - name: site-backup\n",
+        ),
     ]
     .concat();
     let (project, left_out) = translated("", &resources);
@@ -53,12 +60,29 @@ fn a_kind_has_one_controller_and_one_name() {
         left_out,
         [
             "web/v1 Site: the name of its controller, site-main",
-            "web/v1 Site: its second controller, site-backup",
+            "web/v1 Site: its second controller, sitebackup",
+            "web/v1 Site: its second controller, Bad_Name",
             "web/v2 Site: its controller",
+            "web/v1 Site: its second controller, cache",
+            "web/v1 Guestbook: its second controller, site-backup",
         ]
     );
     let controllers: Vec<bool> = project.resources.iter().map(|e| e.controller).collect();
-    assert_eq!(controllers, [true, false]);
+    assert_eq!(controllers, [true, false, true, true]);
+    let names: Vec<Vec<String>> = project
+        .resources
+        .iter()
+        .map(|e| e.controllers.iter().map(|c| c.name.to_string()).collect())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            vec!["site", "site-backup"],
+            vec![],
+            vec![],
+            vec!["guestbook"],
+        ]
+    );
 }
 
 #[test]

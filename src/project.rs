@@ -731,7 +731,7 @@ mod tests {
         assert!(Project::parse("domain: x\n").is_err());
         let renamed = yaml.replace("name: demomicroservice", "name: primary");
         let err = format!("{:#}", Project::parse(&renamed).unwrap_err());
-        assert!(err.contains("named after the kind ('demomicroservice')"), "{err}");
+        assert!(err.contains("after the kind ('demomicroservice')"), "{err}");
         let twice = yaml.replace("name: dms-backup", "name: demo-micro-service");
         let err = format!("{:#}", Project::parse(&twice).unwrap_err());
         assert!(err.contains("two controllers named"), "{err}");

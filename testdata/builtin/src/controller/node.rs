@@ -13,7 +13,7 @@
 // limitations under the License.
 
 //! The `Node` controller: reconciles Kubernetes' own Node objects
-//! (`/v1`; this project defines no CRD for them).
+//! (`core/v1`; this project defines no CRD for them).
 //!
 //! The runtime calls [`NodeReconciler`]'s `apply` for every change of a
 //! Node; it also retries failures and reports them as Events (see

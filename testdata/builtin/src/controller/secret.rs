@@ -13,7 +13,7 @@
 // limitations under the License.
 
 //! The `Secret` controller: reconciles Kubernetes' own Secret objects
-//! (`/v1`; this project defines no CRD for them).
+//! (`core/v1`; this project defines no CRD for them).
 //!
 //! The runtime calls [`SecretReconciler`]'s `apply` for every change of a
 //! Secret; it also retries failures and reports them as Events (see

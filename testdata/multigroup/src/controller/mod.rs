@@ -10,6 +10,8 @@ use rbuilder_runtime::Registration;
 
 pub mod demo_micro_service;
 pub mod deployment;
+pub mod deployment_scaler;
+pub mod dms_backup;
 pub mod site;
 // +rbuilder:scaffold:controller-modules
 
@@ -18,5 +20,7 @@ pub const CONTROLLERS: &[Registration] = &[
     demo_micro_service::CONTROLLER,
     site::CONTROLLER,
     deployment::CONTROLLER,
+    dms_backup::CONTROLLER,
+    deployment_scaler::CONTROLLER,
     // +rbuilder:scaffold:controllers
 ];

@@ -16,6 +16,7 @@
 // One module per kind, and per kind's webhooks, in tests/integration/<name>.rs.
 mod demo_micro_service;
 mod demo_micro_service_v1_webhooks;
+mod dms_backup;
 mod site;
 mod site_v1beta1_webhooks;
 // +rbuilder:scaffold:integration-tests

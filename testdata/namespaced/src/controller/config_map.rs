@@ -1,5 +1,5 @@
 //! The `ConfigMap` controller: reconciles Kubernetes' own ConfigMap objects
-//! (`/v1`; this project defines no CRD for them).
+//! (`core/v1`; this project defines no CRD for them).
 //!
 //! The runtime calls [`ConfigMapReconciler`]'s `apply` for every change of a
 //! ConfigMap; it also retries failures and reports them as Events (see

@@ -88,12 +88,11 @@ pub fn request(project: &Project, args: &CreateApiArgs, name: ControllerName) ->
             );
         }
         bail!(
-            "--controller-name {name} adds a second controller to a kind that has its own, and \
-             {}/{version} {kind} has no controller in this project; create it first without \
-             --controller-name (`{create}`, with --resource=false for a built-in type or a kind \
-             made with --controller=false: its controller is named '{}'), then add {name}",
-            args.group,
-            kind.lower()
+            "--controller-name {name} adds a second controller beside a kind's own, and \
+             {}/{version} {kind} has no controller in this project: create {kind}'s own \
+             controller first (`{create}`, with --resource=false for a built-in type or a kind \
+             that exists), then add {name}",
+            args.group
         );
     };
     if args.resource {
@@ -124,9 +123,8 @@ pub fn adding(project: &Project, entry: &ResourceEntry, name: ControllerName) ->
         if taken.replace('-', "") == name.normalized() {
             bail!(
                 "--controller-name {name} differs from {kind}'s controller '{taken}' only in \
-                 '-', which kubebuilder refuses too (it would name both reconcilers {}); choose \
-                 another name",
-                name.reconciler()
+                 '-': names so alike are hard to tell apart in logs and metrics, and kubebuilder \
+                 refuses them too; choose another name"
             );
         }
     }

@@ -19,7 +19,8 @@
 //! - the kind itself: plain, `--image` (alone or with `--plugins deploy-image/v1-alpha`, with
 //!   every deploy-image flag; its second version converts by field names),
 //!   `--namespaced=false`, `--controller=false`, its controller added later with
-//!   `--resource=false`, `--plural` and `--short-name`, with each set of its webhooks;
+//!   `--resource=false`, a second controller (`--controller-name`), `--plural` and
+//!   `--short-name`, with each set of its webhooks;
 //! - what else a project holds, in each scope, without and with every webhook: controllers
 //!   for built-in types (a cluster-scoped one too, and its webhooks, which `edit
 //!   --namespaced` must refuse), other projects' kinds from their CRDs
@@ -231,6 +232,16 @@ const FLAVORS: &[Flavor] = &[
         v1: &[
             "create api --group devops --version v1 --kind Guestbook --controller=false",
             "create api --group devops --version v1 --kind Guestbook --resource=false",
+        ],
+        v1alpha1: GUESTBOOK_V1ALPHA1,
+        namespaced: true,
+    },
+    Flavor {
+        name: "second-controller",
+        v1: &[
+            "create api --group devops --version v1 --kind Guestbook",
+            "create api --group devops --version v1 --kind Guestbook --resource=false \
+               --controller-name guestbook-backup",
         ],
         v1alpha1: GUESTBOOK_V1ALPHA1,
         namespaced: true,

@@ -241,8 +241,7 @@ fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -
         for name in entry.named_controllers() {
             let replayed = || -> Result<()> {
                 let replayed = Project::load(output)?;
-                let request =
-                    create_api::replay_second_controller(input, &replayed, entry, name)?;
+                let request = create_api::replay_second_controller(input, &replayed, entry, name)?;
                 let (plan, _) = create_api::plan_request(output, replayed, request)?;
                 plan.apply()
             };

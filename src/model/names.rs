@@ -706,7 +706,10 @@ mod tests {
         assert_eq!(name.module().file, "captain_backup");
         assert_eq!(name.reconciler(), "CaptainBackupReconciler");
         assert_eq!(name.normalized(), "captainbackup");
-        assert_eq!(ControllerName::parse("type").unwrap().module().ident, "r#type");
+        assert_eq!(
+            ControllerName::parse("type").unwrap().module().ident,
+            "r#type"
+        );
         assert_eq!(
             ControllerName::parse("v2-sync").unwrap().reconciler(),
             "V2SyncReconciler"

@@ -464,3 +464,79 @@ fn dry_run_reports_the_conflicts_a_real_run_would_hit() {
         &["src/api/v1/foo.rs", "already exists"],
     );
 }
+
+/// `--controller-name`: a second controller of a kind, in files of its own, recorded as
+/// kubebuilder records it, kept by `--force` on the kind, and replayed by `alpha generate`.
+#[test]
+fn a_second_controller_is_recorded_kept_and_replayed() {
+    let (tmp, dir) = initialized("example");
+    let create = |extra: &[&str]| {
+        let mut args = vec!["create", "api", "--group", "crew", "--kind", "Captain"];
+        args.extend_from_slice(extra);
+        rbuilder(&dir, &args).success()
+    };
+    create(&[]);
+    // A first controller named after its kind is recorded by that name.
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--kind",
+            "Frigate",
+            "--controller-name",
+            "frigate",
+        ],
+    )
+    .success();
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("  controllers:\n  - name: frigate\n"),
+        "{project}"
+    );
+
+    // Second controllers are replayed after every kind: made after them, they replay as made.
+    create(&["--resource=false", "--controller-name", "captain-backup"])
+        .stdout(contains("create src/controller/captain_backup.rs"))
+        .stdout(contains("create tests/integration/captain_backup.rs"));
+    for file in [
+        "src/controller/captain_backup.rs",
+        "src/controller/captain_backup/tests.rs",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} is missing");
+    }
+    let registry = read(&dir, "src/controller/mod.rs");
+    assert!(registry.contains("pub mod captain_backup;"), "{registry}");
+    assert!(
+        registry.contains("captain_backup::CONTROLLER,"),
+        "{registry}"
+    );
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("  controllers:\n  - name: captain\n  - name: captain-backup\n"),
+        "{project}"
+    );
+    assert!(!project.contains("controller: true"), "{project}");
+
+    // --force rewrites the kind's own files, never its second controller's.
+    let second = read(&dir, "src/controller/captain_backup.rs");
+    fs::write(
+        dir.join("src/controller/captain_backup.rs"),
+        format!("{second}// my logic\n"),
+    )
+    .expect("edit");
+    create(&["--force"]);
+    assert!(read(&dir, "src/controller/captain_backup.rs").ends_with("// my logic\n"));
+    assert_eq!(read(&dir, "PROJECT"), project);
+
+    fs::write(dir.join("src/controller/captain_backup.rs"), second).expect("restore");
+    let again = tmp.path().join("again");
+    rbuilder(
+        &dir,
+        &["alpha", "generate", "--output-dir", again.to_str().unwrap()],
+    )
+    .success();
+    assert_same_tree(&snapshot(&dir), &snapshot(&again), "the project, replayed");
+}

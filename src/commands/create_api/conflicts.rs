@@ -65,9 +65,9 @@ fn check_kind_is_free(project: &Project, r: &Resource) -> Result<()> {
     }
     if r.controller {
         for other in &project.resources {
-            let clash = other.named_controllers().find(|name| {
-                name.module().file == r.module.file || name.as_ref() == kind.lower()
-            });
+            let clash = other
+                .named_controllers()
+                .find(|name| name.module().file == r.module.file || name.as_ref() == kind.lower());
             if let Some(name) = clash {
                 bail!(
                     "{kind}'s controller would take the name of {}'s second controller '{name}' \

@@ -10,7 +10,9 @@ use crate::external;
 use crate::model::{
     ControllerName, Group, Kind, Plural, ShortName, Version, builtin, deploy_image,
 };
-use crate::project::{ApiEntry, ControllerEntry, DeployImageOptions, Project, Record, ResourceEntry};
+use crate::project::{
+    ApiEntry, ControllerEntry, DeployImageOptions, Project, Record, ResourceEntry,
+};
 
 /// The value of kubebuilder's --plugins that selects the deploy-image template.
 const DEPLOY_IMAGE_PLUGIN: &str = "deploy-image/v1-alpha";

@@ -110,7 +110,8 @@ pub fn request(project: &Project, args: &CreateApiArgs, name: ControllerName) ->
 pub fn adding(project: &Project, entry: &ResourceEntry, name: ControllerName) -> Result<Request> {
     let kind = &entry.kind;
     let own = kind.lower();
-    let taken = std::iter::once(own.clone()).chain(entry.named_controllers().map(|n| n.to_string()));
+    let taken =
+        std::iter::once(own.clone()).chain(entry.named_controllers().map(|n| n.to_string()));
     for taken in taken {
         if taken == name.as_ref() {
             bail!(
@@ -189,13 +190,8 @@ pub fn plan(
     ctx.insert("own_kind", &own_kind);
     ctx.insert("controller", &controller);
     let mut plan = Plan::new(root);
-    Additions::of_second_controller(&resource, name).plan(
-        &mut plan,
-        &templates,
-        &ctx,
-        &resource,
-        false,
-    )?;
+    Additions::of_second_controller(&resource, name)
+        .plan(&mut plan, &templates, &ctx, &resource, false)?;
     rules::grant_second(&mut plan, &request.record, &templates)?;
 
     let added = request.record.entry;

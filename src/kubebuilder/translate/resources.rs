@@ -384,9 +384,9 @@ impl Translation {
                 let kind = kinds
                     .iter()
                     .find(|(m, lower, _)| *m == module || lower == c.name.as_ref());
-                let second = seen.iter().find(|s| {
-                    s.module().file == module || s.normalized() == c.name.normalized()
-                });
+                let second = seen
+                    .iter()
+                    .find(|s| s.module().file == module || s.normalized() == c.name.normalized());
                 let why = match (kind, second) {
                     (Some((_, _, kind)), _) => format!("kind {kind}'s own controller"),
                     (None, Some(second)) => format!("the second controller {second}"),

@@ -177,7 +177,8 @@ impl Translation {
             );
             controller = false;
         }
-        let controllers = self.second_controllers(controller, &kind, seconds, name);
+        let controllers =
+            self.second_controllers(controller, !r.controllers.is_empty(), &kind, seconds, name);
         let gvk = (r.group.clone(), r.version.clone(), r.kind.clone());
         if let Some(options) = self.deploy_images.remove(&gvk) {
             let why = if !controller {
@@ -261,7 +262,8 @@ impl Translation {
         if !controller && r.webhooks.is_none() {
             return None;
         }
-        let controllers = self.second_controllers(controller, &kind, seconds, name);
+        let controllers =
+            self.second_controllers(controller, !r.controllers.is_empty(), &kind, seconds, name);
         let entry = ResourceEntry::of_builtin(&b, controller).ok()?;
         Some(ResourceEntry {
             controllers,
@@ -270,18 +272,17 @@ impl Translation {
     }
 
     /// The `controllers` PROJECT records for a kind whose own controller is carried over or
-    /// not (`own`), with the second controllers `seconds`: the kind's own first, named after
-    /// the kind; none if the kind's own controller is left out, and then its second ones too.
+    /// not (`own`), which kubebuilder recorded by name or not (`named`), with the second
+    /// controllers `seconds`: the kind's own first, named after the kind; none if the kind's
+    /// own controller is left out, and then its second ones are left out too.
     fn second_controllers(
         &mut self,
         own: bool,
+        named: bool,
         kind: &Kind,
         seconds: Vec<ControllerName>,
         name: &str,
     ) -> Vec<ControllerEntry> {
-        if seconds.is_empty() {
-            return Vec::new();
-        }
         if !own {
             for second in seconds {
                 self.leave_out(
@@ -293,6 +294,10 @@ impl Translation {
                     ),
                 );
             }
+            return Vec::new();
+        }
+        // A kind whose only controller kubebuilder named keeps its `controllers:` list.
+        if seconds.is_empty() && !named {
             return Vec::new();
         }
         let Ok(own) = ControllerName::parse(&kind.lower()) else {

@@ -41,6 +41,8 @@ SHELL_SCRIPTS := .ci/run $(wildcard scripts/*) $(wildcard bench/*.sh)
 lint: tools ## rustfmt, clippy and shellcheck, as CI runs them
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
+	# The runtime as a generated project's manager builds it: without the testing feature.
+	cargo clippy --locked -p rbuilder-runtime -- -D warnings
 	shellcheck $(SHELL_SCRIPTS)
 
 bench: ## Print scaffolding times (needs hyperfine)

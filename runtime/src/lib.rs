@@ -19,8 +19,8 @@
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
-#[cfg(feature = "testing")]
 pub mod applied;
+#[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;
 pub mod conditions;

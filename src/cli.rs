@@ -135,7 +135,8 @@ pub enum CreateCommand {
         --resource=false --external-api-path cert-manager.crds.yaml")]
     Api(Box<CreateApiArgs>),
     /// Add webhooks to one of the project's kinds (defaulting, validation, conversion between
-    /// its versions), or to a Kubernetes built-in type (defaulting, validation)
+    /// its versions), or to a Kubernetes built-in type or another project's custom resource
+    /// (defaulting, validation)
     #[command(after_help = "Examples:\n  \
         rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
         --defaulting --programmatic-validation\n  \
@@ -143,7 +144,9 @@ pub enum CreateCommand {
         --conversion --spoke v2\n  \
         rbuilder create webhook --group core --version v1 --kind Pod --defaulting\n  \
         rbuilder create webhook --group devops --version v1 --kind DemoMicroService \\\n      \
-        --programmatic-validation --validation-path /validate-dms")]
+        --programmatic-validation --validation-path /validate-dms\n  \
+        rbuilder create webhook --group cert-manager --external-api-domain io --version v1 \\\n      \
+        --kind Issuer --defaulting --external-api-path issuers.cert-manager.io.yaml")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -159,6 +162,15 @@ pub struct CreateWebhookArgs {
     /// The kind, one of the project's (DemoMicroService) or a built-in type (Pod)
     #[arg(long)]
     pub kind: String,
+    /// The CRD (a YAML file, or - for stdin) of another project's custom resource, whose Rust
+    /// types are written if the project has none yet (as create api --resource=false
+    /// --controller=false --external-api-path does)
+    #[arg(long, value_name = "FILE")]
+    pub external_api_path: Option<String>,
+    /// With --external-api-path: the domain of the CRD's group when --group gives only its
+    /// first part (--group cert-manager --external-api-domain io)
+    #[arg(long, value_name = "DOMAIN")]
+    pub external_api_domain: Option<String>,
     /// A defaulting (mutating) webhook: sets what objects leave unset
     #[arg(long)]
     pub defaulting: bool,

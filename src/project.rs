@@ -307,10 +307,11 @@ impl ResourceEntry {
         }
     }
 
-    /// Whether `create api` made this entry: a built-in type without a controller has only
-    /// webhooks, which `create webhook` records.
+    /// Whether `create api` made this entry (or, for an external resource, could have: its
+    /// types are `create api`'s, whichever command imported them): a built-in type without a
+    /// controller has only webhooks, which `create webhook` records.
     pub fn made_by_create_api(&self) -> bool {
-        self.controller || !self.is_builtin()
+        self.controller || !self.is_builtin() || self.external
     }
 
     /// The Kubernetes built-in type this entry is, if it is one rbuilder knows.

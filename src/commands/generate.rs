@@ -258,9 +258,9 @@ fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -
         let Some(webhooks) = &entry.webhooks else {
             continue;
         };
-        let request = create_webhook::Request::replaying(entry, webhooks);
         let replayed = || -> Result<()> {
-            let (plan, _) = create_webhook::plan(output, Project::load(output)?, &request, false)?;
+            let request = create_webhook::Request::replaying(input, entry, webhooks)?;
+            let (plan, _) = create_webhook::plan(output, Project::load(output)?, request, false)?;
             plan.apply()
         };
         replayed().with_context(|| {

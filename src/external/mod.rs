@@ -27,6 +27,7 @@ pub struct Wanted<'a> {
 }
 
 /// A CRD's version as Rust types.
+#[derive(Clone)]
 pub struct External {
     /// `certificates.cert-manager.io`
     pub crd_name: String,

@@ -27,7 +27,10 @@ use crate::project::{self, Project, Record};
 use crate::scaffold::{Plan, Templates, project_context};
 use files::Additions;
 
-pub(super) use replay::{request as replay_request, second_controller as replay_second_controller};
+pub(super) use replay::{
+    external_types, request as replay_request, second_controller as replay_second_controller,
+};
+pub(super) use resolve::{ExternalImport, external_request};
 
 /// The template folders `create api` renders from.
 const TEMPLATES: &[&str] = &[

@@ -55,7 +55,8 @@ pub fn second_controller(
     Ok(request)
 }
 
-/// The types of the external resource `entry`, translated again from its CRD file.
+/// The types of the external resource `entry`, translated again from its CRD file (its PROJECT
+/// path, relative to the folder `input`).
 pub fn external_types(input: &Path, entry: &ResourceEntry) -> Result<external::External> {
     let (kind, version) = (&entry.kind, &entry.version);
     let path = match entry.path.as_deref() {

@@ -225,7 +225,44 @@ fn external_type(
              its CRD's, and rbuilder scaffolds just its types and controller"
         );
     }
-    let domain = args.external_api_domain.as_deref();
+    let import = ExternalImport {
+        group: &args.group,
+        domain: args.external_api_domain.as_deref(),
+        path,
+        version,
+        kind,
+        controller: args.controller.unwrap_or(true),
+        force: args.force,
+    };
+    external_request(project, import)
+}
+
+/// Another project's custom resource to import from its CRD file: what `create api
+/// --external-api-path` and `create webhook --external-api-path` are given.
+pub(in crate::commands) struct ExternalImport<'a> {
+    /// `--group`: the CRD's group in full, or its first part with `domain`.
+    pub group: &'a str,
+    pub domain: Option<&'a str>,
+    /// The CRD file as given (`-`: stdin).
+    pub path: String,
+    pub version: Version,
+    pub kind: Kind,
+    /// Whether a controller is scaffolded besides the types.
+    pub controller: bool,
+    pub force: bool,
+}
+
+/// The types of `import` from its CRD, checked against the project, as a `create api` request.
+pub(in crate::commands) fn external_request(
+    project: &Project,
+    import: ExternalImport,
+) -> Result<Request> {
+    let ExternalImport {
+        path,
+        version,
+        kind,
+        ..
+    } = import;
     let text = external::read(&path)?;
     let source = if path == "-" {
         "the CRD on stdin".to_owned()
@@ -233,8 +270,8 @@ fn external_type(
         path.clone()
     };
     let wanted = external::Wanted {
-        group: &args.group,
-        domain,
+        group: import.group,
+        domain: import.domain,
         version: version.as_ref(),
         kind: kind.as_str(),
     };
@@ -258,9 +295,14 @@ fn external_type(
         );
     }
     let plural = Plural::parse(&generated.plural)?;
-    let controller = args.controller.unwrap_or(true);
-    let entry =
-        ResourceEntry::of_external(&generated.group, version, kind, plural, path, controller)?;
+    let entry = ResourceEntry::of_external(
+        &generated.group,
+        version,
+        kind,
+        plural,
+        path,
+        import.controller,
+    )?;
     Ok(Request {
         record: Record {
             entry,
@@ -268,7 +310,7 @@ fn external_type(
         },
         external: Some(generated),
         adds_resource: false,
-        force: args.force,
+        force: import.force,
         second_controller: None,
     })
 }

@@ -20,9 +20,12 @@ use anyhow::{Result, bail};
 
 use self::config::{plan_kustomize, plan_manifests};
 use self::record::{add_builtin_entry, record};
-use self::resolve::{check_conflicts, check_storage_has_the_fields, resolve, same_fields};
-use super::finish;
+use self::resolve::{
+    check_conflicts, check_external, check_storage_has_the_fields, resolve, same_fields,
+};
+use super::{create_api, finish};
 use crate::cli::CreateWebhookArgs;
+use crate::external::External;
 use crate::model::builtin::Builtin;
 use crate::model::{Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
@@ -45,8 +48,8 @@ const INTEGRATION_MAIN: &str = "tests/integration/main.rs";
 
 pub fn run(root: &Path, args: CreateWebhookArgs) -> Result<()> {
     let project = Project::load(root)?;
-    let request = resolve(&project, &args)?;
-    let (plan, next) = plan(root, project, &request, args.force)?;
+    let request = resolve(root, &project, &args)?;
+    let (plan, next) = plan(root, project, request, args.force)?;
     finish(plan, args.dry_run, &next)
 }
 
@@ -64,12 +67,27 @@ pub(super) struct Request {
     validation_path: Option<String>,
     /// The Kubernetes type the webhooks are for, if not one of the project's own.
     builtin: Option<Builtin>,
+    /// Another project's custom resource whose types `--external-api-path` imports with the
+    /// webhooks (as `create api --resource=false --controller=false` would).
+    import: Option<create_api::Request>,
+    /// An external resource's CRD, as its types were made from it: its scope and name.
+    crd: Option<External>,
 }
 
 impl Request {
-    /// The webhooks PROJECT records for `entry`, to add them again.
-    pub(super) fn replaying(entry: &ResourceEntry, webhooks: &WebhooksEntry) -> Self {
-        Self {
+    /// The webhooks PROJECT records for `entry`, to add them again; an external resource's CRD
+    /// is read from its path, relative to the folder `input`.
+    pub(super) fn replaying(
+        input: &Path,
+        entry: &ResourceEntry,
+        webhooks: &WebhooksEntry,
+    ) -> Result<Self> {
+        let crd = if entry.external {
+            Some(create_api::external_types(input, entry)?)
+        } else {
+            None
+        };
+        Ok(Self {
             group: entry.group.clone(),
             version: entry.version.clone(),
             kind: entry.kind.clone(),
@@ -83,7 +101,10 @@ impl Request {
             defaulting_path: webhooks.defaulting_path.clone(),
             validation_path: webhooks.validation_path.clone(),
             builtin: entry.builtin(),
-        }
+            // Replayed by `create api`, which a replay runs first.
+            import: None,
+            crd,
+        })
     }
 }
 
@@ -91,10 +112,30 @@ impl Request {
 /// to do next; `force` rewrites the kind's webhook files.
 pub(super) fn plan(
     root: &Path,
-    mut project: Project,
-    request: &Request,
+    project: Project,
+    mut request: Request,
     force: bool,
 ) -> Result<(Plan, String)> {
+    // An external resource's types first, in the same plan: all is written, or nothing.
+    let mut next = String::new();
+    let (mut plan, mut project) = match request.import.take() {
+        Some(import) => {
+            if let Some(crd) = &import.external {
+                next.push_str(&format!(
+                    "Added the types of {}/{} {} from CRD {} (not installed by this project: it \
+                     must be in the cluster before the operator runs).\n",
+                    crd.group, import.record.entry.version, import.record.entry.kind, crd.crd_name
+                ));
+            }
+            let (plan, _) = create_api::plan_request(root, project, import)?;
+            let Some(text) = plan.read(project::FILE)? else {
+                bail!("internal error: PROJECT vanished from the plan")
+            };
+            (plan, Project::parse(&text)?)
+        }
+        None => (Plan::new(root), project),
+    };
+    let request = &request;
     if let Some(b) = &request.builtin {
         add_builtin_entry(&mut project, request, b)?;
     }
@@ -108,7 +149,12 @@ pub(super) fn plan(
     check_conflicts(&project, &entry, &existing, request, force)?;
 
     check_storage_has_the_fields(&project, &entry, &request.spokes)?;
-    let resource = Resource::of(&project.record_of(&entry), project.multigroup, None)?;
+    let resource = Resource::of(
+        &project.record_of(&entry),
+        project.multigroup,
+        request.crd.as_ref(),
+    )?;
+    check_external(&project, &resource)?;
     // The kind's admission webhooks share one file: with --force it is rewritten with those it
     // had and those asked for.
     let defaulting = request.defaulting || (existing.defaulting && force);
@@ -127,7 +173,6 @@ pub(super) fn plan(
     ctx.insert("defaulting_path", &paths.0.filter(|_| defaulting));
     ctx.insert("validation_path", &paths.1.filter(|_| validation));
 
-    let mut plan = Plan::new(root);
     if !plan.exists(WEBHOOK_MOD) {
         bail!(
             "{WEBHOOK_MOD} does not exist: this project was made by an rbuilder without \
@@ -158,7 +203,7 @@ pub(super) fn plan(
         )?;
         // A built-in type's webhooks have no integration test: a valid object of any type
         // is more than a template can know.
-        if request.builtin.is_none() {
+        if resource.has_crd() {
             let test = templates.render("integration/webhooks.rs", &ctx)?;
             let path = resource.webhooks_test_file();
             integration_test(&mut plan, &templates, &ctx, path, test, force)?;
@@ -247,7 +292,6 @@ pub(super) fn plan(
         })?;
     }
 
-    let mut next = String::new();
     let overwritten = plan.overwritten().join(", ");
     if !overwritten.is_empty() {
         next.push_str(&format!("--force rewrote: {overwritten}\n"));

@@ -1,17 +1,21 @@
 //! What `create webhook` is asked, checked against PROJECT.
 
+use std::path::Path;
+
 use anyhow::{Result, bail};
 
 use super::Request;
 use crate::cli::CreateWebhookArgs;
+use crate::commands::create_api::{self, ExternalImport};
 use crate::manifests;
 use crate::model::builtin::{self, Builtin};
 use crate::model::webhook_path;
-use crate::model::{Group, Kind, Version};
+use crate::model::{Group, Kind, Resource, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
-/// Checks the arguments, and that the kind (and its spokes) are the project's.
-pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
+/// Checks the arguments, and that the kind (and its spokes) are the project's; an external
+/// resource's CRD is read from `root`, the project's folder, or from `--external-api-path`.
+pub(super) fn resolve(root: &Path, project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
     // Each path flag, as kubebuilder's, applies to its webhook only.
     if args.defaulting_path.is_some() && !args.defaulting {
         bail!("--defaulting-path only applies with --defaulting: add --defaulting or drop it");
@@ -30,7 +34,7 @@ pub(super) fn resolve(project: &Project, args: &CreateWebhookArgs) -> Result<Req
             webhook_path::check(flag, path)?;
         }
     }
-    let mut request = resolve_kind(project, args)?;
+    let mut request = resolve_kind(root, project, args)?;
     request.defaulting_path = args.defaulting_path.clone();
     request.validation_path = args.validation_path.clone();
     check_paths_are_free(project, &request)?;
@@ -97,7 +101,7 @@ fn check_paths_are_free(project: &Project, request: &Request) -> Result<()> {
 }
 
 /// [`resolve`] without the paths: the kind the webhooks are for, and which webhooks.
-fn resolve_kind(project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
+fn resolve_kind(root: &Path, project: &Project, args: &CreateWebhookArgs) -> Result<Request> {
     let version = Version::parse(&args.version)?;
     let kind = Kind::parse(&args.kind)?;
     let group = Group::parse(&args.group)?;
@@ -110,24 +114,26 @@ fn resolve_kind(project: &Project, args: &CreateWebhookArgs) -> Result<Request> 
              with --spoke <version>"
         );
     }
-    let gvk = format!("{group}/{version} {kind}");
-    let full_group = group.to_string();
-    if let Some(entry) = project
-        .resources
-        .iter()
-        .find(|e| e.external && e.kind == kind && (e.group == group || e.api_group() == full_group))
-    {
+    if args.external_api_domain.is_some() && args.external_api_path.is_none() {
         bail!(
-            "{gvk} is another project's custom resource (its types come from {}): rbuilder \
-             scaffolds webhooks for this project's own kinds and Kubernetes' built-in types, \
-             not for other projects' kinds",
-            entry.path.as_deref().unwrap_or("its CRD")
+            "--external-api-domain only applies with --external-api-path: add the CRD file, \
+             e.g. --external-api-path cert-manager.crds.yaml, or drop --external-api-domain"
         );
     }
+    if let Some(request) = external_kind(root, project, args, &group, &version, &kind)? {
+        return Ok(request);
+    }
+    let gvk = format!("{group}/{version} {kind}");
     let own = project
         .versions_of(&group, &kind)
         .any(|e| e.version == version);
     if !own && let Some(b) = builtin::find(&args.group, &args.version, &args.kind) {
+        if args.external_api_path.is_some() {
+            bail!(
+                "{gvk} is a Kubernetes built-in type, not another project's custom resource: \
+                 drop --external-api-path"
+            );
+        }
         return builtin_type(project, args, b, version, kind);
     }
     let own_group = project.custom_resources().any(|e| e.group == group);
@@ -150,7 +156,8 @@ fn resolve_kind(project: &Project, args: &CreateWebhookArgs) -> Result<Request> 
             .collect();
         bail!(
             "{gvk} is not a resource of this project (it has: {}); create it first with \
-             `rbuilder create api --group {group} --version {version} --kind {kind}`",
+             `rbuilder create api --group {group} --version {version} --kind {kind}`, or, for \
+             another project's custom resource, add --external-api-path <its CRD file>",
             if known.is_empty() {
                 "none".to_owned()
             } else {
@@ -206,6 +213,8 @@ fn resolve_kind(project: &Project, args: &CreateWebhookArgs) -> Result<Request> 
         defaulting_path: None,
         validation_path: None,
         builtin: None,
+        import: None,
+        crd: None,
     })
 }
 
@@ -263,7 +272,136 @@ fn builtin_type(
         defaulting_path: None,
         validation_path: None,
         builtin: Some(b),
+        import: None,
+        crd: None,
     })
+}
+
+/// Webhooks for another project's custom resource: one whose types the project has (imported
+/// by `create api --external-api-path`, or by an earlier `create webhook`), or one whose types
+/// `--external-api-path` imports now. `None` if the kind is not another project's.
+fn external_kind(
+    root: &Path,
+    project: &Project,
+    args: &CreateWebhookArgs,
+    group: &Group,
+    version: &Version,
+    kind: &Kind,
+) -> Result<Option<Request>> {
+    // --group as create api takes it: the CRD's group in full, or its first part (alone, or
+    // with --external-api-domain).
+    let full_group = match &args.external_api_domain {
+        Some(domain) => format!("{group}.{domain}"),
+        None => group.to_string(),
+    };
+    let imported: Vec<&ResourceEntry> = project
+        .resources
+        .iter()
+        .filter(|e| e.external && e.kind == *kind)
+        .filter(|e| {
+            e.api_group() == full_group || (args.external_api_domain.is_none() && e.group == *group)
+        })
+        .collect();
+    if imported.is_empty() && args.external_api_path.is_none() {
+        return Ok(None);
+    }
+    let api_group = imported.first().map_or(full_group, |e| e.api_group());
+    let gvk = format!("{api_group}/{version} {kind}");
+    if args.conversion {
+        bail!(
+            "{gvk} is another project's custom resource: its CRD, and how its versions convert, \
+             are that project's; --conversion is for this project's own kinds, drop it"
+        );
+    }
+    let request = |group: Group, import, crd| Request {
+        group,
+        version: version.clone(),
+        kind: kind.clone(),
+        defaulting: args.defaulting,
+        validation: args.programmatic_validation,
+        spokes: Vec::new(),
+        defaulting_path: None,
+        validation_path: None,
+        builtin: None,
+        import,
+        crd,
+    };
+    if let Some(entry) = imported.iter().find(|e| e.version == *version) {
+        let from = entry.path.as_deref().unwrap_or("its CRD");
+        if let Some(path) = &args.external_api_path
+            && entry.path.as_deref() != Some(path.as_str())
+        {
+            bail!(
+                "{gvk} has its types already, made from {from}: drop --external-api-path (to \
+                 make them from another CRD file, run `rbuilder create api --group {api_group} \
+                 --version {version} --kind {kind} --resource=false --controller=false \
+                 --external-api-path {path} --force` first)"
+            );
+        }
+        let crd = create_api::external_types(root, entry)?;
+        return Ok(Some(request(entry.group.clone(), None, Some(crd))));
+    }
+    let Some(path) = &args.external_api_path else {
+        let versions: Vec<String> = imported.iter().map(|e| e.version.to_string()).collect();
+        bail!(
+            "{gvk}: this project has the types of {kind} in {} only; add --external-api-path \
+             <its CRD file> to make those of {version} too",
+            versions.join(", ")
+        );
+    };
+    let import = create_api::external_request(
+        project,
+        ExternalImport {
+            group: group.as_ref(),
+            domain: args.external_api_domain.as_deref(),
+            path: path.clone(),
+            version: version.clone(),
+            kind: kind.clone(),
+            controller: false,
+            force: false,
+        },
+    )?;
+    let crd = import.external.clone();
+    let group = import.record.entry.group.clone();
+    Ok(Some(request(group, Some(import), crd)))
+}
+
+/// The custom resources of other projects that an operator scoped to its namespace has in
+/// that namespace (`config/certmanager`: the Issuer and the Certificate of the webhook
+/// server's certificate), by API group and kind. Its webhooks cannot leave them out (they
+/// carry no `control-plane` label), so one that fails closed while the manager is down would
+/// refuse them, and the manager, waiting for its certificate, would never start.
+const MANAGER_NEEDS_EXTERNAL: &[(&str, &str)] = &[
+    ("cert-manager.io", "Issuer"),
+    ("cert-manager.io", "Certificate"),
+];
+
+/// Refuses webhooks for an external resource that an operator scoped to its namespace cannot
+/// have: a cluster-scoped one (its webhook would see every object of the cluster), or one its
+/// manager needs in its namespace.
+pub(super) fn check_external(project: &Project, r: &Resource) -> Result<()> {
+    if !matches!(r.flavor, crate::model::Flavor::External { .. }) || !project.namespaced {
+        return Ok(());
+    }
+    let gvk = format!("{}/{} {}", r.api_group, r.version, r.kind);
+    if !r.namespaced {
+        bail!(
+            "{gvk} is cluster-scoped, and this operator is scoped to one namespace (init \
+             --namespaced): its webhook would see every {} of the cluster; choose a namespaced \
+             type",
+            r.kind
+        );
+    }
+    if MANAGER_NEEDS_EXTERNAL.contains(&(r.api_group.as_str(), r.kind.as_str())) {
+        bail!(
+            "{gvk}: in an operator scoped to its namespace, a webhook for {}s would see the \
+             manager's own there (config/certmanager makes its certificate with one), and \
+             failing closed while the manager is down it would keep the manager from ever \
+             starting; choose another type",
+            r.kind
+        );
+    }
+    Ok(())
 }
 
 /// The built-in types the manager's own deployment is made of in its namespace, besides its

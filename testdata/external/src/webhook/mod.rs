@@ -18,9 +18,12 @@
 
 use rbuilder_runtime::Webhook;
 
+pub mod v1;
 // +rbuilder:scaffold:webhook-modules
 
 /// Every webhook the manager serves.
 pub const WEBHOOKS: &[Webhook] = &[
+    v1::certificate::VALIDATING,
+    v1::issuer::DEFAULTING,
     // +rbuilder:scaffold:webhooks
 ];

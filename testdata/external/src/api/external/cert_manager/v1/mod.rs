@@ -15,8 +15,10 @@
 //! Version `v1` of the `cert-manager.io` API group: one module per kind.
 
 pub mod certificate;
+pub mod issuer;
 // +rbuilder:scaffold:kind-modules
 
 // Each kind's types, re-exported so that code can say `v1::Kind`.
 pub use certificate::*;
+pub use issuer::*;
 // +rbuilder:scaffold:kind-exports

@@ -10,13 +10,28 @@ mod translate;
 
 use anyhow::Result;
 
-pub use crd::{Crd, read};
+pub use crd::{Crd, parse_all, read};
 use render::Root;
 use schema::Schema;
 use translate::Types;
 
 /// The properties every object has, which kube-derive's root type holds itself.
 const OBJECT_FIELDS: &[&str] = &["apiVersion", "kind", "metadata", "spec", "status"];
+
+/// The custom resources of other projects that an operator scoped to its namespace has in
+/// that namespace (`config/certmanager`: the Issuer and the Certificate of the webhook
+/// server's certificate), by API group and kind. Its webhooks for such a kind cannot leave
+/// them out (they carry no `control-plane` label), so one that fails closed while the manager
+/// is down would refuse them, and the manager, waiting for its certificate, would never start.
+const MANAGER_NEEDS: &[(&str, &str)] = &[
+    ("cert-manager.io", "Issuer"),
+    ("cert-manager.io", "Certificate"),
+];
+
+/// Whether the kind `kind` of API group `api_group` is one of [`MANAGER_NEEDS`].
+pub fn manager_needs(api_group: &str, kind: &str) -> bool {
+    MANAGER_NEEDS.contains(&(api_group, kind))
+}
 
 /// What the command line asks for, to find the CRD and version in a file.
 pub struct Wanted<'a> {

@@ -114,3 +114,94 @@ fn external_types_come_from_a_file_or_stdin_and_force_regenerates_them() {
         generated.replace(&path.display().to_string(), "-")
     );
 }
+
+/// `create webhook --external-api-path` imports another project's kind (its types, no
+/// controller) with its webhooks, as kubebuilder's does; the configuration targets the CRD's
+/// group, version and plural, and spares the manager's namespace as a built-in type's does;
+/// `alpha generate` replays it; `--dry-run` writes nothing.
+#[test]
+fn webhooks_for_an_external_kind_import_its_types() {
+    let (tmp, dir) = initialized("ext");
+    let crd = repo().join("testdata/crds/cert-manager/issuers.cert-manager.io.yaml");
+    let crd = crd.to_str().unwrap();
+    let args = [
+        "create",
+        "webhook",
+        "--group",
+        "cert-manager",
+        "--external-api-domain",
+        "io",
+        "--kind",
+        "Issuer",
+        "--defaulting",
+        "--programmatic-validation",
+        "--external-api-path",
+        crd,
+    ];
+    let before = snapshot(&dir);
+    let mut dry_run = args.to_vec();
+    dry_run.push("--dry-run");
+    rbuilder(&dir, &dry_run).success();
+    assert_eq!(before, snapshot(&dir), "--dry-run wrote nothing");
+
+    rbuilder(&dir, &args).success();
+    assert!(
+        read(&dir, "src/api/external/cert_manager/v1/issuer.rs")
+            .contains("pub struct IssuerSpec {")
+    );
+    let webhook = read(&dir, "src/webhook/v1/issuer.rs");
+    assert!(
+        webhook.contains("use crate::api::external::cert_manager::v1::Issuer;"),
+        "{webhook}"
+    );
+    assert!(!dir.join("src/controller/issuer.rs").exists());
+    let test = read(&dir, "tests/integration/issuer_v1_webhooks.rs");
+    assert!(test.contains(&format!("include_str!(\"{crd}\")")), "{test}");
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains(&format!(
+            "- domain: io\n  external: true\n  group: cert-manager\n  kind: Issuer\n  path: {crd}\n  \
+             plural: issuers\n  version: v1\n  webhooks:\n    defaulting: true\n    \
+             validation: true\n    webhookVersion: v1\n"
+        )),
+        "{project}"
+    );
+    let manifests = read(&dir, "config/webhook/manifests.yaml");
+    for expected in [
+        "path: /mutate-cert-manager-io-v1-issuer",
+        "path: /validate-cert-manager-io-v1-issuer",
+        "name: missuer-v1.kb.io",
+        "- cert-manager.io\n",
+        "- issuers\n",
+        "operator: NotIn",
+    ] {
+        assert!(manifests.contains(expected), "{expected} in {manifests}");
+    }
+
+    // Again with --force, the CRD read from the path PROJECT records.
+    let force = [
+        "create",
+        "webhook",
+        "--group",
+        "cert-manager.io",
+        "--kind",
+        "Issuer",
+        "--defaulting",
+        "--force",
+    ];
+    let before = snapshot(&dir);
+    rbuilder(&dir, &force).success();
+    assert_eq!(before, snapshot(&dir), "--force wrote the same files");
+
+    let again = tmp.path().join("again");
+    let generate = [
+        "alpha",
+        "generate",
+        "--input-dir",
+        dir.to_str().unwrap(),
+        "--output-dir",
+        again.to_str().unwrap(),
+    ];
+    rbuilder(tmp.path(), &generate).success();
+    crate::common::assert_same_tree(&snapshot(&dir), &snapshot(&again), "the replay");
+}

@@ -159,6 +159,16 @@ impl Environment {
         })
     }
 
+    /// Installs the CRDs of `yaml`, a CRD file of another project (of an external type's, read
+    /// with `include_str!`), as the cluster the operator runs in has them: the environment
+    /// installs only the operator's own. Waits until the API server serves them; panics if it
+    /// cannot install them, saying why.
+    pub async fn install_crds(&self, yaml: &str) {
+        if let Err(error) = webhooks::install_crd_file(&self.client, yaml).await {
+            panic!("envtest: cannot install the CRDs: {error:#}");
+        }
+    }
+
     /// A client of the cluster's admin: what the test itself uses.
     pub fn client(&self) -> Client {
         self.client.clone()

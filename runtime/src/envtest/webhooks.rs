@@ -176,6 +176,29 @@ pub(crate) async fn install_crds(
     Ok(())
 }
 
+/// Installs the CustomResourceDefinitions of `yaml` (a CRD file: one document or more; those
+/// of other kinds are skipped), and waits until the API server serves every version of each.
+pub(crate) async fn install_crd_file(client: &Client, yaml: &str) -> anyhow::Result<()> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let documents: Vec<Value> =
+        serde_saphyr::from_multiple(yaml).context("the CRD file is not YAML")?;
+    let mut installed = Vec::new();
+    for document in documents {
+        if document["kind"] != "CustomResourceDefinition" {
+            continue;
+        }
+        let crd: CustomResourceDefinition = serde_json::from_value(document)?;
+        installed.push(apply(&api, &crd).await?);
+    }
+    if installed.is_empty() {
+        bail!("the CRD file holds no CustomResourceDefinition");
+    }
+    for crd in installed {
+        wait_until_served(client, &crd).await?;
+    }
+    Ok(())
+}
+
 /// Installs the Mutating- and ValidatingWebhookConfigurations of `operator`, calling the
 /// webhooks at `base_url` with a certificate of `ca`, with `namespace` as the manager's (in the
 /// selectors of the webhooks that spare the manager's namespace or look only there).

@@ -234,7 +234,15 @@ fn external_type(
         controller: args.controller.unwrap_or(true),
         force: args.force,
     };
-    external_request(project, import)
+    let request = external_request(project, import)?;
+    if project.namespaced && request.external.as_ref().is_some_and(|e| !e.namespaced) {
+        bail!(
+            "{} is cluster-scoped, but this operator is scoped to one namespace (init \
+             --namespaced), whose Role cannot grant it; choose a namespaced type",
+            request.record.entry.kind
+        );
+    }
+    Ok(request)
 }
 
 /// Another project's custom resource to import from its CRD file: what `create api
@@ -252,7 +260,9 @@ pub(in crate::commands) struct ExternalImport<'a> {
     pub force: bool,
 }
 
-/// The types of `import` from its CRD, checked against the project, as a `create api` request.
+/// The types of `import` from its CRD, checked against the project's groups, as a `create api`
+/// request. Whether the project's scope allows the CRD's is the caller's to check: the reasons
+/// differ for a controller and for webhooks.
 pub(in crate::commands) fn external_request(
     project: &Project,
     import: ExternalImport,
@@ -286,12 +296,6 @@ pub(in crate::commands) fn external_request(
             generated.group,
             generated.crd_name,
             own.kind
-        );
-    }
-    if !generated.namespaced && project.namespaced {
-        bail!(
-            "{kind} is cluster-scoped, but this operator is scoped to one namespace (init \
-             --namespaced), whose Role cannot grant it; choose a namespaced type"
         );
     }
     let plural = Plural::parse(&generated.plural)?;

@@ -27,7 +27,7 @@ use super::{create_api, finish};
 use crate::cli::CreateWebhookArgs;
 use crate::external::External;
 use crate::model::builtin::Builtin;
-use crate::model::{Group, Kind, Resource, Version};
+use crate::model::{Flavor, Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{Plan, Templates, markers, project_context};
 
@@ -202,9 +202,18 @@ pub(super) fn plan(
             "inserts/webhook_version_mod_kind.rs",
         )?;
         // A built-in type's webhooks have no integration test: a valid object of any type
-        // is more than a template can know.
-        if resource.has_crd() {
-            let test = templates.render("integration/webhooks.rs", &ctx)?;
+        // is more than a template can know. An external resource's have one if its CRD can
+        // be read at build time (not from stdin).
+        let test = match &resource.flavor {
+            _ if resource.has_crd() => Some("integration/webhooks.rs"),
+            Flavor::External { path, .. } if path != "-" => {
+                ctx.insert("crd_include", &crd_include(path));
+                Some("integration/external_webhooks.rs")
+            }
+            _ => None,
+        };
+        if let Some(test) = test {
+            let test = templates.render(test, &ctx)?;
             let path = resource.webhooks_test_file();
             integration_test(&mut plan, &templates, &ctx, path, test, force)?;
             let module = "inserts/integration_webhooks.rs";
@@ -310,6 +319,17 @@ pub(super) fn plan(
         next.push_str(&line);
     }
     Ok((plan, next))
+}
+
+/// `include_str!`'s path, from `tests/integration/`, of the CRD file PROJECT records as `path`
+/// (relative to the project, or absolute), escaped for a Rust string literal.
+fn crd_include(path: &str) -> String {
+    let path = if Path::new(path).is_absolute() {
+        path.to_owned()
+    } else {
+        format!("../../{path}")
+    };
+    path.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// The custom paths of the kind's defaulting and validating webhooks once `request` is added

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use super::Request;
 use crate::cli::CreateWebhookArgs;
 use crate::commands::create_api::{self, ExternalImport};
+use crate::external;
 use crate::manifests;
 use crate::model::builtin::{self, Builtin};
 use crate::model::webhook_path;
@@ -128,12 +129,6 @@ fn resolve_kind(root: &Path, project: &Project, args: &CreateWebhookArgs) -> Res
         .versions_of(&group, &kind)
         .any(|e| e.version == version);
     if !own && let Some(b) = builtin::find(&args.group, &args.version, &args.kind) {
-        if args.external_api_path.is_some() {
-            bail!(
-                "{gvk} is a Kubernetes built-in type, not another project's custom resource: \
-                 drop --external-api-path"
-            );
-        }
         return builtin_type(project, args, b, version, kind);
     }
     let own_group = project.custom_resources().any(|e| e.group == group);
@@ -302,8 +297,23 @@ fn external_kind(
             e.api_group() == full_group || (args.external_api_domain.is_none() && e.group == *group)
         })
         .collect();
-    if imported.is_empty() && args.external_api_path.is_none() {
-        return Ok(None);
+    if imported.is_empty() {
+        if args.external_api_path.is_none() {
+            return Ok(None);
+        }
+        // Not another project's, whatever the flag says.
+        let gvk = format!("{}/{version} {kind}", args.group);
+        if project.versions_of(group, kind).next().is_some() {
+            bail!(
+                "{gvk} is this project's own kind, not another project's: drop --external-api-path"
+            );
+        }
+        if builtin::find(&args.group, &args.version, &args.kind).is_some() {
+            bail!(
+                "{gvk} is a Kubernetes built-in type, not another project's custom resource: \
+                 drop --external-api-path"
+            );
+        }
     }
     let api_group = imported.first().map_or(full_group, |e| e.api_group());
     let gvk = format!("{api_group}/{version} {kind}");
@@ -366,16 +376,6 @@ fn external_kind(
     Ok(Some(request(group, Some(import), crd)))
 }
 
-/// The custom resources of other projects that an operator scoped to its namespace has in
-/// that namespace (`config/certmanager`: the Issuer and the Certificate of the webhook
-/// server's certificate), by API group and kind. Its webhooks cannot leave them out (they
-/// carry no `control-plane` label), so one that fails closed while the manager is down would
-/// refuse them, and the manager, waiting for its certificate, would never start.
-const MANAGER_NEEDS_EXTERNAL: &[(&str, &str)] = &[
-    ("cert-manager.io", "Issuer"),
-    ("cert-manager.io", "Certificate"),
-];
-
 /// Refuses webhooks for an external resource that an operator scoped to its namespace cannot
 /// have: a cluster-scoped one (its webhook would see every object of the cluster), or one its
 /// manager needs in its namespace.
@@ -392,7 +392,7 @@ pub(super) fn check_external(project: &Project, r: &Resource) -> Result<()> {
             r.kind
         );
     }
-    if MANAGER_NEEDS_EXTERNAL.contains(&(r.api_group.as_str(), r.kind.as_str())) {
+    if external::manager_needs(&r.api_group, r.kind.as_str()) {
         bail!(
             "{gvk}: in an operator scoped to its namespace, a webhook for {}s would see the \
              manager's own there (config/certmanager makes its certificate with one), and \

@@ -301,6 +301,11 @@ pub struct GenerateArgs {
     /// Where to scaffold it: a new or empty folder
     #[arg(long)]
     pub output_dir: PathBuf,
+    /// With a kubebuilder project: a CRD file (YAML) of other projects' kinds it has
+    /// controllers or webhooks for (repeat), which kubebuilder takes from Go modules; the Rust
+    /// project gets Rust types from it, and a copy of it in config/crd/external/
+    #[arg(long, value_name = "FILE")]
+    pub external_api_path: Vec<String>,
     /// Scaffold into a temporary folder only, to check that it works, and write nothing
     #[arg(long)]
     pub dry_run: bool,

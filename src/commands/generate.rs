@@ -19,7 +19,7 @@ use crate::scaffold::{Plan, context_with_header, project_context};
 
 pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
     let input = root.join(&args.input_dir);
-    let source = Source::read(&input)?;
+    let source = Source::read(root, &input, &args.external_api_path)?;
     let project = source.project();
     let output = root.join(&args.output_dir);
     check_output(&input, &output)?;
@@ -33,7 +33,14 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
     let boilerplate = source.boilerplate();
     if args.dry_run {
         let scratch = Scratch::new()?;
-        replay_with(&input, project, scratch.path(), boilerplate)?;
+        let crds_in = source.crds_in(&input, scratch.path());
+        replay_with(
+            crds_in,
+            project,
+            scratch.path(),
+            boilerplate,
+            &source.files(&input)?,
+        )?;
         say(&format!(
             "would generate {} from {from}: {}\n{}dry run: nothing was written\n",
             args.output_dir.display(),
@@ -45,7 +52,9 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
     let existed = output.exists();
     std::fs::create_dir_all(&output)
         .with_context(|| format!("cannot create {}", output.display()))?;
-    if let Err(error) = replay_with(&input, project, &output, boilerplate) {
+    let files = source.files(&input)?;
+    let crds_in = source.crds_in(&input, &output);
+    if let Err(error) = replay_with(crds_in, project, &output, boilerplate, &files) {
         // Leave no half-made project behind, and the folder as it was.
         if existed {
             empty(&output);
@@ -85,14 +94,50 @@ enum Source {
 
 impl Source {
     /// The project at `input`: a kubebuilder project if its PROJECT says so, else rbuilder's
-    /// (with rbuilder's messages when it is neither).
-    fn read(input: &Path) -> Result<Self> {
+    /// (with rbuilder's messages when it is neither). `crds` are the CRD files of a
+    /// kubebuilder project's external kinds, relative to `root`.
+    fn read(root: &Path, input: &Path, crds: &[String]) -> Result<Self> {
         if let Ok(text) = std::fs::read_to_string(input.join(FILE))
             && kubebuilder::is_kubebuilder(&text)
         {
-            return Ok(Self::Kubebuilder(kubebuilder::migrate(input, &text)?));
+            let mut files = Vec::new();
+            for path in crds {
+                let text = crate::external::read(&root.join(path).display().to_string())?;
+                files.push(kubebuilder::CrdFile {
+                    path: path.clone(),
+                    text,
+                });
+            }
+            return Ok(Self::Kubebuilder(kubebuilder::migrate(
+                input, &text, &files,
+            )?));
+        }
+        if !crds.is_empty() {
+            bail!(
+                "--external-api-path is for migrating a kubebuilder project, whose external \
+                 kinds have no CRD file; an rbuilder project's PROJECT names its own: drop it"
+            );
         }
         Ok(Self::Rbuilder(Project::load(input)?))
+    }
+
+    /// Where the CRD files PROJECT names are, relative to: the project at `input`, or, for a
+    /// migration, the new one at `output` (which gets them from [`Source::files`]).
+    fn crds_in<'a>(&self, input: &'a Path, output: &'a Path) -> &'a Path {
+        match self {
+            Source::Rbuilder(_) => input,
+            Source::Kubebuilder(_) => output,
+        }
+    }
+
+    /// Files to write into the new project before its APIs: the CRD files of other projects'
+    /// kinds that it keeps (a migration's, or those an rbuilder project's PROJECT names inside
+    /// it, read from `input`).
+    fn files(&self, input: &Path) -> Result<Vec<(String, String)>> {
+        match self {
+            Source::Rbuilder(project) => external_crds(input, project),
+            Source::Kubebuilder(migration) => Ok(migration.files.clone()),
+        }
     }
 
     fn project(&self) -> &Project {
@@ -197,7 +242,32 @@ fn check_output(input: &Path, output: &Path) -> Result<()> {
 /// webhooks. Each command gets its request from the entry itself, typed: no command line is
 /// rebuilt and parsed again.
 pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<()> {
-    replay_with(input, project, output, Header::Input)
+    let files = external_crds(input, project)?;
+    replay_with(input, project, output, Header::Input, &files)
+}
+
+/// The CRD files of `project`'s external kinds that the project at `input` holds (a `path` in
+/// PROJECT inside it), which a replay copies, so that the new project has what its types are
+/// made from. One outside (`../crds/...`) stays where it is, and is read from there.
+fn external_crds(input: &Path, project: &Project) -> Result<Vec<(String, String)>> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for entry in project.resources.iter().filter(|e| e.external) {
+        let Some(path) = entry.path.as_deref() else {
+            continue;
+        };
+        let inside = Path::new(path)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside || files.iter().any(|(p, _)| p == path) {
+            continue;
+        }
+        let full = input.join(path);
+        let text = std::fs::read_to_string(&full).with_context(|| {
+            format!("cannot read {}, the CRD of {}", full.display(), entry.kind)
+        })?;
+        files.push((path.to_owned(), text));
+    }
+    Ok(files)
 }
 
 /// The license header a replay writes.
@@ -210,8 +280,16 @@ enum Header {
     Settings,
 }
 
-/// [`replay`], with the license header `header`.
-fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -> Result<()> {
+/// [`replay`], with the license header `header`, and `files` (path, text) written after init:
+/// the CRD files of external kinds that the project keeps. The CRD files PROJECT names are
+/// read relative to `input` (a migration passes the new project, where its files are).
+fn replay_with(
+    input: &Path,
+    project: &Project,
+    output: &Path,
+    header: Header,
+    files: &[(String, String)],
+) -> Result<()> {
     let mut fresh = project.clone();
     fresh.resources.clear();
     fresh.plugins = Default::default();
@@ -223,6 +301,13 @@ fn replay_with(input: &Path, project: &Project, output: &Path, header: Header) -
         Header::Settings => context_with_header(&fresh, None),
     };
     init::plan(output, &fresh, &ctx)?.apply()?;
+    if !files.is_empty() {
+        let mut plan = Plan::new(output);
+        for (path, text) in files {
+            plan.create(path.clone(), text.clone())?;
+        }
+        plan.apply()?;
+    }
     for entry in project.resources.iter().filter(|e| e.made_by_create_api()) {
         let replayed = || -> Result<()> {
             let request = create_api::replay_request(input, project, entry)?;

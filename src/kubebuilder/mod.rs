@@ -27,6 +27,9 @@ use crate::project::{Project, yaml_error};
 pub struct Migration {
     /// The Rust project's PROJECT.
     pub project: Project,
+    /// Files to write into the Rust project before its APIs are replayed (path, text): the CRD
+    /// files of other projects' kinds, which PROJECT names.
+    pub files: Vec<(String, String)>,
     /// Its license header, `hack/boilerplate.txt`, from the Go project's
     /// `hack/boilerplate.go.txt` if it has one.
     pub boilerplate: Option<String>,
@@ -50,8 +53,22 @@ pub fn is_kubebuilder(text: &str) -> bool {
     })
 }
 
-/// The Rust project for the kubebuilder project at `input`, whose PROJECT is `text`.
-pub fn migrate(input: &Path, text: &str) -> Result<Migration> {
+/// A CRD file given to `alpha generate --external-api-path`: the CRDs of other projects' kinds
+/// that the kubebuilder project takes from Go modules.
+pub struct CrdFile {
+    /// As given, for messages.
+    pub path: String,
+    pub text: String,
+}
+
+/// Where a migrated project keeps the CRD files of other projects' kinds, which its PROJECT
+/// names as their types' source: its own copy, so that `alpha generate` and `create webhook`
+/// can read them again. Nothing installs them (config/crd/kustomization.yaml lists bases/).
+pub const EXTERNAL_CRDS: &str = "config/crd/external";
+
+/// The Rust project for the kubebuilder project at `input`, whose PROJECT is `text`, with
+/// `crds` the CRD files of its external kinds.
+pub fn migrate(input: &Path, text: &str, crds: &[CrdFile]) -> Result<Migration> {
     let what = || {
         format!(
             "{} is not a PROJECT file rbuilder can migrate",
@@ -67,7 +84,9 @@ pub fn migrate(input: &Path, text: &str) -> Result<Migration> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_default();
-    let (mut project, left_out) = translate::translate(kb, &folder).with_context(what)?;
+    let crds = translate::ExternalCrds::read(crds)?;
+    let (mut project, left_out, files) =
+        translate::translate(kb, &folder, crds).with_context(what)?;
     let header = std::fs::read_to_string(input.join(boilerplate::FILE))
         .ok()
         .map(|go| boilerplate::convert(&go, crate::license::copyright_year()));
@@ -77,6 +96,7 @@ pub fn migrate(input: &Path, text: &str) -> Result<Migration> {
     }
     Ok(Migration {
         project,
+        files,
         boilerplate: header.map(|h| h.text),
         left_out,
     })

@@ -110,6 +110,15 @@ fn project_v4_is_carried_over_but_external_types() {
             "cert-manager.io/v1 Issuer: its webhooks",
         ],
     );
+    // What to run instead names the CRD file to give.
+    assert!(
+        stdout.contains(
+            "migrate again with --external-api-path <the CRD file>, or run `rbuilder create \
+             webhook --group cert-manager --external-api-domain io --version v1 --kind Issuer \
+             --defaulting --external-api-path <the CRD file>`"
+        ),
+        "{stdout}"
+    );
     // Custom webhook paths are carried over: in PROJECT, served there, configured there.
     let project = std::fs::read_to_string(out.join("PROJECT")).expect("PROJECT");
     for path in [
@@ -167,6 +176,97 @@ fn project_v4_is_carried_over_but_external_types() {
             "Copyright 2026 The Kubernetes authors.\n\nLicensed under the Apache License"
         ),
         "{header}"
+    );
+    assert_replays(tmp.path(), &out);
+}
+
+/// Given the CRD files of cert-manager's kinds (kubebuilder takes them from its Go module),
+/// the migration carries over the controller of its Certificate and the webhooks of its Issuer
+/// (kubebuilder's `create webhook --external-api-path`), keeping a copy of each file; a file
+/// for no kind of the project is refused, nothing written.
+#[test]
+fn project_v4_external_kinds_are_carried_over_from_their_crds() {
+    let (tmp, _) = project_dir("unused");
+    let out = tmp.path().join("rust");
+    let input = fixture("project-v4");
+    let crd = |name: &str| {
+        repo()
+            .join("testdata/crds")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    let (certificates, issuers, monitors) = (
+        crd("cert-manager/certificates.cert-manager.io.yaml"),
+        crd("cert-manager/issuers.cert-manager.io.yaml"),
+        crd("prometheus-operator/monitoring.coreos.com_servicemonitors.yaml"),
+    );
+    let mut args = vec![
+        "alpha",
+        "generate",
+        "--input-dir",
+        input.to_str().unwrap(),
+        "--output-dir",
+        out.to_str().unwrap(),
+        "--external-api-path",
+        &certificates,
+        "--external-api-path",
+        &issuers,
+    ];
+    let mut unused = args.clone();
+    unused.extend(["--external-api-path", &monitors]);
+    assert_rejected(
+        tmp.path(),
+        &unused,
+        &[&format!(
+            "--external-api-path {monitors} holds the CRDs of monitoring.coreos.com \
+             ServiceMonitor, and the kubebuilder project has no controller or webhook for any \
+             of them: drop it"
+        )],
+    );
+    args.push("--dry-run");
+    rbuilder(tmp.path(), &args).code(LEFT_OUT);
+    assert!(!out.exists(), "--dry-run wrote nothing");
+    args.pop();
+    let output = rbuilder(tmp.path(), &args)
+        .code(LEFT_OUT)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("init, 8 create api and 7 create webhook"),
+        "{stdout}"
+    );
+    assert_left_out(
+        &stdout,
+        &["crew/v1 Captain: its second controller, captain-backup"],
+    );
+    assert_files(
+        &out,
+        &[
+            "config/crd/external/certificates.cert-manager.io.yaml",
+            "config/crd/external/issuers.cert-manager.io.yaml",
+            "src/api/external/cert_manager/v1/certificate.rs",
+            "src/controller/certificate.rs",
+            "src/api/external/cert_manager/v1/issuer.rs",
+            "src/webhook/v1/issuer.rs",
+            "tests/integration/issuer_v1_webhooks.rs",
+        ],
+    );
+    assert!(!out.join("src/controller/issuer.rs").exists());
+    let project = read(&out, "PROJECT");
+    assert!(
+        project.contains(
+            "- domain: io\n  external: true\n  group: cert-manager\n  kind: Issuer\n  path: \
+             config/crd/external/issuers.cert-manager.io.yaml\n  plural: issuers\n  version: \
+             v1\n  webhooks:\n    defaulting: true\n    webhookVersion: v1\n"
+        ),
+        "{project}"
+    );
+    let manifests = read(&out, "config/webhook/manifests.yaml");
+    assert!(
+        manifests.contains("path: /mutate-cert-manager-io-v1-issuer"),
+        "{manifests}"
     );
     assert_replays(tmp.path(), &out);
 }

@@ -7,10 +7,13 @@
 //! a namespaced operator's kinds namespaced, ...) are checked here, so that what breaks one of
 //! them is left out and named instead of failing the whole migration.
 
+mod external;
 mod resources;
 #[cfg(test)]
 mod tests;
 mod webhooks;
+
+pub use external::ExternalCrds;
 
 use std::collections::BTreeMap;
 
@@ -35,8 +38,13 @@ const AUTOUPDATE: &str = "autoupdate.kubebuilder.io/v1-alpha";
 /// A kubebuilder resource's group, version and kind, as kubebuilder spells them.
 type Gvk = (String, String, String);
 
-/// The Rust project's PROJECT for `kb` (its folder named `folder`), and what it leaves out.
-pub fn translate(kb: KbProject, folder: &str) -> Result<(Project, Vec<LeftOut>)> {
+/// The Rust project's PROJECT for `kb` (its folder named `folder`), what it leaves out, and the
+/// files of `crds` it uses (path in the project, text).
+pub fn translate(
+    kb: KbProject,
+    folder: &str,
+    crds: ExternalCrds,
+) -> Result<(Project, Vec<LeftOut>, Vec<(String, String)>)> {
     if kb.version != "3" {
         bail!(
             "its version is '{}', but rbuilder migrates kubebuilder's PROJECT version '3' \
@@ -64,6 +72,7 @@ pub fn translate(kb: KbProject, folder: &str) -> Result<(Project, Vec<LeftOut>)>
         project,
         left_out: Vec::new(),
         deploy_images: BTreeMap::new(),
+        crds,
     };
     for plugin in layout.iter().filter(|l| ![GO_V4, KUSTOMIZE_V2].contains(l)) {
         t.leave_out(
@@ -102,7 +111,8 @@ pub fn translate(kb: KbProject, folder: &str) -> Result<(Project, Vec<LeftOut>)>
             "nothing: remove them from the kubebuilder project's PROJECT",
         );
     }
-    Ok((t.project, t.left_out))
+    let files = t.crds.used()?;
+    Ok((t.project, t.left_out, files))
 }
 
 /// The translation under way.
@@ -111,6 +121,8 @@ struct Translation {
     left_out: Vec<LeftOut>,
     /// The deploy-image options of each resource, until the resource takes them.
     deploy_images: BTreeMap<Gvk, DeployImageOptions>,
+    /// The CRD files of other projects' kinds, given to `alpha generate`.
+    crds: ExternalCrds,
 }
 
 /// A resource's webhooks, translated once every resource is: the index of its entry, its name

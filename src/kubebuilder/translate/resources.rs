@@ -15,11 +15,8 @@ impl Translation {
     pub(super) fn resource(&mut self, r: KbResource) -> Option<PendingWebhooks> {
         let name = resource_name(&r);
         self.unknown_fields(&name, &r.unknown);
-        if r.external {
-            self.external(&r, &name);
-            return None;
-        }
         let entry = match &r.api {
+            _ if r.external => self.external(&r, &name)?,
             Some(api) if !r.core => self.custom(&r, api, &name)?,
             _ => self.builtin(&r, &name)?,
         };
@@ -29,41 +26,105 @@ impl Translation {
     }
 
     /// Another project's type: its Go module is of no use to Rust, and the kubebuilder project
-    /// holds no CRD to generate Rust types from.
-    fn external(&mut self, r: &KbResource, name: &str) {
+    /// holds no CRD to generate Rust types from; it is carried over if a CRD file given to
+    /// `alpha generate --external-api-path` has it.
+    fn external(&mut self, r: &KbResource, name: &str) -> Option<ResourceEntry> {
         let api_group = if r.domain.is_empty() {
             r.group.clone()
         } else {
             format!("{}.{}", r.group, r.domain)
         };
+        let Some(found) = self.crds.find(&api_group, &r.version, &r.kind) else {
+            self.leave_out_external(r, name, &api_group);
+            return None;
+        };
+        let names = (|| -> Result<(Version, Kind, Plural)> {
+            Ok((
+                Version::parse(&r.version)?,
+                Kind::parse(&r.kind)?,
+                Plural::parse(&found.crd.spec.names.plural)?,
+            ))
+        })();
+        let (version, kind, plural) = match names {
+            Ok(names) => names,
+            Err(error) => {
+                self.leave_out(
+                    name,
+                    format!("rbuilder refuses its names: {error:#}"),
+                    "write its types yourself",
+                );
+                return None;
+            }
+        };
+        if self.project.namespaced && found.crd.spec.scope == "Cluster" {
+            self.leave_out(
+                name,
+                format!(
+                    "{} is cluster-scoped, and an operator scoped to one namespace can neither \
+                     be granted it nor keep its webhooks to that namespace",
+                    r.kind
+                ),
+                "run `rbuilder edit --namespaced=false` in the new project, then `rbuilder \
+                 create api` or `create webhook` for it with --external-api-path",
+            );
+            return None;
+        }
+        let controller = self.controllers(r, &kind, name);
+        if !controller && r.webhooks.is_none() {
+            return None;
+        }
+        ResourceEntry::of_external(&api_group, version, kind, plural, found.path, controller).ok()
+    }
+
+    /// Another project's type for which no CRD file was given: its controller and webhooks,
+    /// each with the command that adds it from the CRD file.
+    fn leave_out_external(&mut self, r: &KbResource, name: &str, api_group: &str) {
         let module = r.module.as_deref().unwrap_or("its Go module");
+        let why = format!(
+            "its types come from the Go module {module}; rbuilder generates Rust types from the \
+             CRD, which the kubebuilder project does not hold"
+        );
+        let domain = if r.domain.is_empty() {
+            String::new()
+        } else {
+            format!(" --external-api-domain {}", r.domain)
+        };
+        let names = format!(
+            "--group {}{domain} --version {} --kind {}",
+            r.group, r.version, r.kind
+        );
+        let get = format!(
+            "get the CRD of {api_group} {} (from the release of {module}) and migrate again \
+             with --external-api-path <the CRD file>, or run",
+            r.kind
+        );
         if has_controller(r) {
-            let domain = if r.domain.is_empty() {
-                String::new()
-            } else {
-                format!(" --external-api-domain {}", r.domain)
-            };
             self.leave_out(
                 format!("{name}: its controller"),
+                why.clone(),
                 format!(
-                    "its types come from the Go module {module}; rbuilder generates Rust types \
-                     from the CRD, which the kubebuilder project does not hold"
-                ),
-                format!(
-                    "get the CRD of {api_group} {} (from the release of {module}) and run \
-                     `rbuilder create api --group {}{domain} --version {} --kind {} \
-                     --resource=false --external-api-path <the CRD file>`",
-                    r.kind, r.group, r.version, r.kind
+                    "{get} `rbuilder create api {names} --resource=false --external-api-path \
+                     <the CRD file>`"
                 ),
             );
         }
-        if r.webhooks.is_some() {
+        if let Some(w) = &r.webhooks {
+            let flags: Vec<&str> = [
+                (w.defaulting, " --defaulting"),
+                (w.validation, " --programmatic-validation"),
+            ]
+            .into_iter()
+            .filter(|(wanted, _)| *wanted)
+            .map(|(_, flag)| flag)
+            .collect();
             self.leave_out(
                 format!("{name}: its webhooks"),
-                "rbuilder scaffolds webhooks for the project's own kinds and Kubernetes' \
-                 built-in types, not for other projects' kinds",
-                "write the webhook yourself: a Defaulter or Validator of the runtime in \
-                 src/webhook/, listed in src/webhook/mod.rs",
+                why,
+                format!(
+                    "{get} `rbuilder create webhook {names}{} --external-api-path <the CRD \
+                     file>`",
+                    flags.concat()
+                ),
             );
         }
     }

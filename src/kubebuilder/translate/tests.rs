@@ -1,19 +1,36 @@
 //! The translation's rules, case by case.
 
-use super::translate;
+use super::{ExternalCrds, translate};
+use crate::kubebuilder::CrdFile;
 use crate::kubebuilder::format::KbProject;
 use crate::model::Version;
 use crate::project::Project;
 
 /// A kubebuilder PROJECT of `resources` (YAML list items), `extra` added at the top.
 fn translated(extra: &str, resources: &str) -> (Project, Vec<String>) {
+    let (project, left_out, _) = translated_with(extra, resources, &[]);
+    (project, left_out)
+}
+
+/// [`translated`], with the CRD files `crds` given, and the files it copies.
+fn translated_with(
+    extra: &str,
+    resources: &str,
+    crds: &[CrdFile],
+) -> (Project, Vec<String>, Vec<String>) {
     let text = format!(
         "domain: example.com\nlayout:\n- go.kubebuilder.io/v4\nprojectName: op\n{extra}\
          resources:\n{resources}version: \"3\"\n"
     );
     let kb: KbProject = serde_saphyr::from_str(&text).expect("valid YAML");
-    let (project, left_out) = translate(kb, "op").expect("translated");
-    (project, left_out.into_iter().map(|l| l.what).collect())
+    let crds = ExternalCrds::read(crds).expect("CRDs");
+    let (project, left_out, files) = translate(kb, "op", crds).expect("translated");
+    let left_out = left_out.into_iter().map(|l| l.what).collect();
+    (
+        project,
+        left_out,
+        files.into_iter().map(|(path, _)| path).collect(),
+    )
 }
 
 fn custom(kind: &str, version: &str, more: &str) -> String {
@@ -130,4 +147,52 @@ fn a_namespaced_operator_leaves_cluster_scoped_kinds_and_unknown_types_out() {
         ]
     );
     assert!(project.resources.is_empty(), "{:?}", project.resources);
+}
+
+/// The CRD file of cert-manager's Issuer, as `alpha generate --external-api-path` reads it.
+fn issuer_crd() -> CrdFile {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/crds/cert-manager/issuers.cert-manager.io.yaml"
+    );
+    CrdFile {
+        path: "crds/issuers.cert-manager.io.yaml".into(),
+        text: std::fs::read_to_string(path).expect("the Issuer CRD"),
+    }
+}
+
+const ISSUER: &str = "- domain: io\n  external: true\n  group: cert-manager\n  kind: Issuer\n  \
+                      path: github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1\n  \
+                      version: v1\n  webhooks:\n    defaulting: true\n    conversion: true\n    \
+                      spoke:\n    - v2\n    webhookVersion: v1\n";
+
+#[test]
+fn external_kinds_are_carried_over_from_a_given_crd() {
+    // Without the CRD: left out, with what to run.
+    let (project, left_out) = translated("", ISSUER);
+    assert!(project.resources.is_empty());
+    assert_eq!(left_out, ["cert-manager.io/v1 Issuer: its webhooks"]);
+
+    // With it: the types' entry, its defaulting webhook, the CRD copied; the conversion of
+    // another project's CRD is not this project's.
+    let (project, left_out, files) = translated_with("", ISSUER, &[issuer_crd()]);
+    assert_eq!(files, ["config/crd/external/issuers.cert-manager.io.yaml"]);
+    assert_eq!(
+        left_out,
+        ["cert-manager.io/v1 Issuer: its conversion webhook"]
+    );
+    let entry = &project.resources[0];
+    assert!(entry.external && !entry.controller);
+    assert_eq!(entry.api_group(), "cert-manager.io");
+    assert_eq!(entry.path.as_deref(), Some(files[0].as_str()));
+    let webhooks = entry.webhooks.as_ref().expect("webhooks");
+    assert!(webhooks.defaulting && !webhooks.conversion);
+
+    // Scoped to its namespace, the operator would refuse its own certificate's Issuer.
+    let (project, left_out, _) = translated_with("namespaced: true\n", ISSUER, &[issuer_crd()]);
+    assert!(project.resources.is_empty(), "{:?}", project.resources);
+    assert!(
+        left_out.contains(&"cert-manager.io/v1 Issuer: its webhooks".to_owned()),
+        "{left_out:?}"
+    );
 }

@@ -3,6 +3,7 @@
 //! converts.
 
 use super::Translation;
+use crate::external;
 use crate::kubebuilder::format::KbWebhooks;
 use crate::manifests;
 use crate::model::Version;
@@ -32,6 +33,24 @@ impl Translation {
                 why,
                 "write the webhook yourself: a Defaulter or Validator of the runtime in \
                  src/webhook/",
+            );
+            webhooks.defaulting = false;
+            webhooks.validation = false;
+        }
+        if entry.external
+            && (w.defaulting || w.validation)
+            && self.project.namespaced
+            && external::manager_needs(&entry.api_group(), entry.kind.as_str())
+        {
+            self.leave_out(
+                format!("{name}: its webhooks"),
+                format!(
+                    "in an operator scoped to its namespace, they would see the manager's own {} \
+                     there (config/certmanager makes its certificate with one), and failing \
+                     closed while the manager is down would keep it from ever starting",
+                    entry.kind
+                ),
+                "nothing: write what they did elsewhere (in a controller, say)",
             );
             webhooks.defaulting = false;
             webhooks.validation = false;
@@ -72,7 +91,13 @@ impl Translation {
                 }
             }
         }
-        if w.conversion {
+        if w.conversion && entry.external {
+            self.leave_out(
+                format!("{name}: its conversion webhook"),
+                "its CRD, and how its versions convert, are another project's",
+                "nothing: that project converts its versions",
+            );
+        } else if w.conversion {
             match self.conversion(&entry, &w.spoke) {
                 Ok(spokes) => {
                     webhooks.conversion = true;

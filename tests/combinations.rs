@@ -24,7 +24,8 @@
 //! - what else a project holds, in each scope, without and with every webhook: controllers
 //!   for built-in types (a cluster-scoped one too, and its webhooks, which `edit
 //!   --namespaced` must refuse), other projects' kinds from their CRDs
-//!   (`--external-api-path`, `--external-api-domain`), webhooks for built-in types that have a
+//!   (`--external-api-path`, `--external-api-domain`, by `create api` and by `create webhook`,
+//!   with webhooks), webhooks for built-in types that have a
 //!   controller, or are cluster-scoped, several groups (`init --multigroup`, `edit
 //!   --multigroup`), `edit --plugins grafana/v1-alpha`, `init --plugins
 //!   helm/v2-alpha,grafana/v1-alpha` and `edit --plugins helm/v2-alpha --force`, `--force`
@@ -374,6 +375,44 @@ fn extras() -> Vec<Extra> {
                 ]
             },
             namespaced: true,
+        },
+        Extra {
+            // Webhooks for another project's kind, imported by `create webhook` itself.
+            name: "external-webhooks",
+            init_flags: "",
+            commands: || {
+                vec![format!(
+                    "create webhook --group monitoring --external-api-domain coreos.com \
+                     --version v1 --kind ServiceMonitor --defaulting --programmatic-validation \
+                     --external-api-path {}",
+                    crd("prometheus-operator/monitoring.coreos.com_servicemonitors.yaml")
+                )]
+            },
+            namespaced: true,
+        },
+        Extra {
+            // cert-manager's Issuer and Certificate, whose objects in the manager's namespace
+            // issue its certificate: their webhooks are refused an operator scoped to it.
+            name: "external-webhooks-a-namespace-cannot-have",
+            init_flags: "",
+            commands: || {
+                vec![
+                    format!(
+                        "create api --group cert-manager.io --version v1 --kind Certificate \
+                         --resource=false --external-api-path {}",
+                        crd("cert-manager/certificates.cert-manager.io.yaml")
+                    ),
+                    "create webhook --group cert-manager.io --version v1 --kind Certificate \
+                     --programmatic-validation"
+                        .into(),
+                    format!(
+                        "create webhook --group cert-manager.io --version v1 --kind Issuer \
+                         --defaulting --external-api-path {}",
+                        crd("cert-manager/issuers.cert-manager.io.yaml")
+                    ),
+                ]
+            },
+            namespaced: false,
         },
         Extra {
             name: "init-multigroup",

@@ -18,6 +18,7 @@ use super::create_webhook::{
 };
 use super::{autoupdate, finish, grafana, helm};
 use crate::cli::EditArgs;
+use crate::external;
 use crate::license;
 use crate::manifests::role_with_scope;
 use crate::model::builtin;
@@ -284,7 +285,7 @@ fn scope_change(
                 cluster_scoped.join(", ")
             );
         }
-        refuse_webhooks_a_namespace_cannot_have(after)?;
+        refuse_webhooks_a_namespace_cannot_have(root, after)?;
     }
     let templates = Templates::load(&["init/", "rbac/"])?;
     let (old_ctx, new_ctx) = (project_context(root, before), project_context(root, after));
@@ -385,10 +386,28 @@ fn scope_change(
 /// `create webhook` refuses such an operator: a cluster-scoped type's webhook would see the
 /// whole cluster, and one for a type the manager is made of in its namespace (its certificate
 /// Secret, its ServiceAccount...) would, failing closed while the manager is down, keep the
-/// manager from ever starting.
-fn refuse_webhooks_a_namespace_cannot_have(project: &Project) -> Result<()> {
+/// manager from ever starting. The same for other projects' kinds (their scope read from the
+/// CRD file PROJECT names, relative to `root`): cert-manager's Issuer and Certificate issue the
+/// manager's certificate in its namespace.
+fn refuse_webhooks_a_namespace_cannot_have(root: &Path, project: &Project) -> Result<()> {
     let mut refused = Vec::new();
     for entry in project.resources.iter().filter(|e| e.webhooks.is_some()) {
+        if entry.external {
+            if external::manager_needs(&entry.api_group(), entry.kind.as_str()) {
+                refused.push(format!(
+                    "{} (the manager's certificate is issued with one in its namespace: \
+                     failing closed while the manager is down, its webhooks would keep it from \
+                     starting)",
+                    entry.kind
+                ));
+            } else if !super::create_api::external_types(root, entry)?.namespaced {
+                refused.push(format!(
+                    "{} (cluster-scoped: its webhooks would see every {} of the cluster)",
+                    entry.kind, entry.kind
+                ));
+            }
+            continue;
+        }
         let Some(b) = builtin::find(
             entry.group.display_name(),
             entry.version.as_ref(),
@@ -412,8 +431,8 @@ fn refuse_webhooks_a_namespace_cannot_have(project: &Project) -> Result<()> {
     }
     if !refused.is_empty() {
         bail!(
-            "the project has webhooks for built-in types that an operator scoped to one \
-             namespace cannot have: {}; remove them first (their files under src/webhook/, \
+            "the project has webhooks for types it does not define that an operator scoped to \
+             one namespace cannot have: {}; remove them first (their files under src/webhook/, \
              their registrations in src/webhook/mod.rs and their entries in PROJECT), or keep \
              the operator cluster-wide",
             refused.join(", ")

@@ -14,7 +14,7 @@ use anyhow::{Context as _, Result, bail};
 use super::{Outcome, autoupdate, create_api, create_webhook, grafana, helm, init, say};
 use crate::cli::GenerateArgs;
 use crate::kubebuilder::{self, GO_V4};
-use crate::project::{FILE, Project};
+use crate::project::{FILE, Project, ResourceEntry};
 use crate::scaffold::{Plan, context_with_header, project_context};
 
 pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
@@ -33,14 +33,8 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
     let boilerplate = source.boilerplate();
     if args.dry_run {
         let scratch = Scratch::new()?;
-        let crds_in = source.crds_in(&input, scratch.path());
-        replay_with(
-            crds_in,
-            project,
-            scratch.path(),
-            boilerplate,
-            &source.files(&input)?,
-        )?;
+        let files = source.files(&input)?;
+        replay_with(&input, project, scratch.path(), boilerplate, &files)?;
         say(&format!(
             "would generate {} from {from}: {}\n{}dry run: nothing was written\n",
             args.output_dir.display(),
@@ -53,8 +47,7 @@ pub fn run(root: &Path, args: GenerateArgs) -> Result<Outcome> {
     std::fs::create_dir_all(&output)
         .with_context(|| format!("cannot create {}", output.display()))?;
     let files = source.files(&input)?;
-    let crds_in = source.crds_in(&input, &output);
-    if let Err(error) = replay_with(crds_in, project, &output, boilerplate, &files) {
+    if let Err(error) = replay_with(&input, project, &output, boilerplate, &files) {
         // Leave no half-made project behind, and the folder as it was.
         if existed {
             empty(&output);
@@ -119,15 +112,6 @@ impl Source {
             );
         }
         Ok(Self::Rbuilder(Project::load(input)?))
-    }
-
-    /// Where the CRD files PROJECT names are, relative to: the project at `input`, or, for a
-    /// migration, the new one at `output` (which gets them from [`Source::files`]).
-    fn crds_in<'a>(&self, input: &'a Path, output: &'a Path) -> &'a Path {
-        match self {
-            Source::Rbuilder(_) => input,
-            Source::Kubebuilder(_) => output,
-        }
     }
 
     /// Files to write into the new project before its APIs: the CRD files of other projects'
@@ -281,8 +265,8 @@ enum Header {
 }
 
 /// [`replay`], with the license header `header`, and `files` (path, text) written after init:
-/// the CRD files of external kinds that the project keeps. The CRD files PROJECT names are
-/// read relative to `input` (a migration passes the new project, where its files are).
+/// the CRD files of external kinds that the project keeps, which its types are then made from
+/// (the others are read relative to `input`).
 fn replay_with(
     input: &Path,
     project: &Project,
@@ -301,6 +285,14 @@ fn replay_with(
         Header::Settings => context_with_header(&fresh, None),
     };
     init::plan(output, &fresh, &ctx)?.apply()?;
+    // Where an external kind's CRD file is read from: the new project, if it keeps it (a
+    // migration's are only there).
+    let crds_in = |entry: &ResourceEntry| {
+        let kept = files
+            .iter()
+            .any(|(path, _)| entry.path.as_deref() == Some(path));
+        if kept { output } else { input }
+    };
     if !files.is_empty() {
         let mut plan = Plan::new(output);
         for (path, text) in files {
@@ -310,7 +302,7 @@ fn replay_with(
     }
     for entry in project.resources.iter().filter(|e| e.made_by_create_api()) {
         let replayed = || -> Result<()> {
-            let request = create_api::replay_request(input, project, entry)?;
+            let request = create_api::replay_request(crds_in(entry), project, entry)?;
             let (plan, _) = create_api::plan_request(output, Project::load(output)?, request)?;
             plan.apply()
         };
@@ -344,7 +336,7 @@ fn replay_with(
             continue;
         };
         let replayed = || -> Result<()> {
-            let request = create_webhook::Request::replaying(input, entry, webhooks)?;
+            let request = create_webhook::Request::replaying(crds_in(entry), entry, webhooks)?;
             let (plan, _) = create_webhook::plan(output, Project::load(output)?, request, false)?;
             plan.apply()
         };

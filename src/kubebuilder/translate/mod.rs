@@ -38,13 +38,16 @@ const AUTOUPDATE: &str = "autoupdate.kubebuilder.io/v1-alpha";
 /// A kubebuilder resource's group, version and kind, as kubebuilder spells them.
 type Gvk = (String, String, String);
 
+/// Files for the Rust project: (path in it, text).
+pub type Files = Vec<(String, String)>;
+
 /// The Rust project's PROJECT for `kb` (its folder named `folder`), what it leaves out, and the
-/// files of `crds` it uses (path in the project, text).
+/// files of `crds` it uses.
 pub fn translate(
     kb: KbProject,
     folder: &str,
     crds: ExternalCrds,
-) -> Result<(Project, Vec<LeftOut>, Vec<(String, String)>)> {
+) -> Result<(Project, Vec<LeftOut>, Files)> {
     if kb.version != "3" {
         bail!(
             "its version is '{}', but rbuilder migrates kubebuilder's PROJECT version '3' \

@@ -28,7 +28,7 @@ use external::webhook::v1::certificate::VALIDATING;
 /// environment does not install with the operator's own.
 const CRD: &str = include_str!("../../../crds/cert-manager/certificates.cert-manager.io.yaml");
 
-/// A Certificate goes through the webhooks, which the API server calls.
+/// A new Certificate goes through the webhooks, which the API server calls.
 #[tokio::test]
 async fn the_api_server_calls_the_webhooks() {
     let env = Environment::start(&OPERATOR).await;
@@ -37,7 +37,7 @@ async fn the_api_server_calls_the_webhooks() {
     let mut obj = v1::Certificate::default();
     obj.metadata.name = Some("sample".into());
 
-    step("create a Certificate");
+    step("create the sample");
     env.apply(&api, &obj).await;
     assert!(env.webhook_calls(&VALIDATING) > 0);
 }

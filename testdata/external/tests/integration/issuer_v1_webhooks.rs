@@ -28,7 +28,7 @@ use external::webhook::v1::issuer::DEFAULTING;
 /// environment does not install with the operator's own.
 const CRD: &str = include_str!("../../../crds/cert-manager/issuers.cert-manager.io.yaml");
 
-/// A Issuer goes through the webhooks, which the API server calls.
+/// A new Issuer goes through the webhooks, which the API server calls.
 #[tokio::test]
 async fn the_api_server_calls_the_webhooks() {
     let env = Environment::start(&OPERATOR).await;
@@ -37,7 +37,7 @@ async fn the_api_server_calls_the_webhooks() {
     let mut obj = v1::Issuer::default();
     obj.metadata.name = Some("sample".into());
 
-    step("create a Issuer");
+    step("create the sample");
     env.apply(&api, &obj).await;
     assert!(env.webhook_calls(&DEFAULTING) > 0);
 }

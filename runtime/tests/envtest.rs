@@ -242,7 +242,7 @@ static FORGETFUL_OPERATOR: Operator = Operator::new("forgetful")
 
 /// A kind whose type writes what its objects may leave out: `limits`, which its schema does
 /// not default (as in a CRD written by hand or by another tool).
-#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[kube(
     group = "envtest.rbuilder.io",
     version = "v1",
@@ -293,6 +293,11 @@ fn gadget_crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
 static GADGETS: Operator = Operator::new("gadgets")
     .webhooks(&[defaulting::<Limiter>()])
     .crds(gadget_crds);
+
+/// An operator with a webhook for another project's kind: Gadget is not among its CRDs, so
+/// its webhook is kept away from the manager's namespace as a built-in type's is, and a test
+/// installs Gadget's CRD from its file ([`Environment::install_crds`]).
+static GADGET_USERS: Operator = Operator::new("gadget-users").webhooks(&[defaulting::<Limiter>()]);
 
 fn widget(name: &str, size: i64) -> Widget {
     let spec = WidgetSpec {
@@ -590,4 +595,26 @@ async fn a_bare_control_plane_serves_the_kubernetes_api() {
     assert!(kubeconfig.contains(plane.server()), "{kubeconfig}");
     let value: serde_json::Value = serde_json::from_str(&kubeconfig).expect("JSON");
     assert_eq!(value["current-context"], json!("envtest"));
+}
+
+/// The webhook of another project's kind: its CRD installed from a CRD file (a document of
+/// another kind in it skipped), the API server calls the webhook for an object in the tests'
+/// namespace.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_webhook_for_another_projects_kind_sees_its_objects_once_its_crd_is_installed() {
+    let env = Environment::start(&GADGET_USERS).await;
+    let crds = gadget_crds().expect("the CRD");
+    let file = format!(
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-a-crd\n---\n{}",
+        serde_saphyr::to_string(&crds[0]).expect("YAML")
+    );
+    env.install_crds(&file).await;
+
+    step("a gadget without limits gets them from the webhook");
+    let gadgets: Api<Gadget> = env.api();
+    let gadget = Gadget::new("plain", GadgetSpec::default());
+    let created = env.apply(&gadgets, &gadget).await;
+    assert_eq!(created.spec.limits.max, 5);
+    assert!(env.webhook_calls(&GADGET_USERS.webhooks[0]) > 0);
 }

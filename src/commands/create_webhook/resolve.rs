@@ -11,7 +11,7 @@ use crate::external;
 use crate::manifests;
 use crate::model::builtin::{self, Builtin};
 use crate::model::webhook_path;
-use crate::model::{Group, Kind, Resource, Version};
+use crate::model::{Flavor, Group, Kind, Resource, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
 /// Checks the arguments, and that the kind (and its spokes) are the project's; an external
@@ -380,7 +380,7 @@ fn external_kind(
 /// have: a cluster-scoped one (its webhook would see every object of the cluster), or one its
 /// manager needs in its namespace.
 pub(super) fn check_external(project: &Project, r: &Resource) -> Result<()> {
-    if !matches!(r.flavor, crate::model::Flavor::External { .. }) || !project.namespaced {
+    if !matches!(r.flavor, Flavor::External { .. }) || !project.namespaced {
         return Ok(());
     }
     let gvk = format!("{}/{} {}", r.api_group, r.version, r.kind);

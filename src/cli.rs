@@ -152,14 +152,17 @@ pub enum CreateCommand {
 
 #[derive(Debug, Args)]
 pub struct CreateWebhookArgs {
-    /// The kind's API group, without the domain (`core`, `apps`, ... for a built-in type)
+    /// The kind's API group, without the domain (`core`, `apps`, ... for a built-in type;
+    /// another project's in full, cert-manager.io, or its first part with
+    /// --external-api-domain)
     #[arg(long)]
     pub group: String,
     /// The kind's version that the webhooks are for (with --conversion: the hub, the version
     /// every other converts to and from)
     #[arg(long, default_value = "v1")]
     pub version: String,
-    /// The kind, one of the project's (DemoMicroService) or a built-in type (Pod)
+    /// The kind, one of the project's (DemoMicroService), a built-in type (Pod) or another
+    /// project's (Issuer)
     #[arg(long)]
     pub kind: String,
     /// The CRD (a YAML file, or - for stdin) of another project's custom resource, whose Rust

@@ -69,11 +69,19 @@ impl Translation {
             );
             return None;
         }
-        let controller = self.controllers(r, &kind, name);
+        let (controller, seconds) = self.controllers(r, &kind, name);
         if !controller && r.webhooks.is_none() {
             return None;
         }
-        ResourceEntry::of_external(&api_group, version, kind, plural, found.path, controller).ok()
+        let controllers =
+            self.second_controllers(controller, !r.controllers.is_empty(), &kind, seconds, name);
+        let entry =
+            ResourceEntry::of_external(&api_group, version, kind, plural, found.path, controller)
+                .ok()?;
+        Some(ResourceEntry {
+            controllers,
+            ..entry
+        })
     }
 
     /// Another project's type for which no CRD file was given: its controller and webhooks,

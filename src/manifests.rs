@@ -6,14 +6,23 @@
 //! `cargo run --bin manifests` writes from the code. rbuilder cannot run that binary (it never
 //! compiles), so it holds the same knowledge here, in one place: a document becomes a sorted
 //! JSON value, then YAML through serde-saphyr, after the same header; the CRD templates hold
-//! what kube-derive produces for the scaffolded types; RBAC rules merge with the runtime's
-//! algorithm (`runtime/src/rbac.rs`). The generated-project tests run `manifests --check` on
-//! every variant to prove the two agree.
+//! what kube-derive produces for the scaffolded types; RBAC rules merge, and the role follows
+//! the operator's scope, by the runtime's own code (`runtime/src/role.rs`, compiled here as
+//! [`role`]). The generated-project tests run `manifests --check` on every variant to prove
+//! the two agree.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use serde_json::{Map, Value, json};
+
+/// The runtime's `role.rs` (plain data: std, serde, serde_json), compiled here too, so that the
+/// role rbuilder writes when it scaffolds and the one the generated `manifests` binary writes
+/// come from one implementation of rule merging and of the scope rules.
+#[path = "../runtime/src/role.rs"]
+pub mod role;
+
+use role::Rule;
 
 /// The first line of every file the manifests binary writes: `HEADER` in the runtime's
 /// `manifests.rs` (a test checks that the two agree).
@@ -56,7 +65,7 @@ pub fn default_path(mutating: bool, api_group: &str, version: &str, kind: &str) 
 }
 
 /// The Service the API server calls webhooks through, as the runtime's `manifests.rs` names it.
-const WEBHOOK_SERVICE: (&str, &str) = ("webhook-service", "system");
+const WEBHOOK_SERVICE: (&str, &str) = ("webhook-service", role::MANAGER_NAMESPACE);
 
 /// One admission webhook of the project, as the runtime's `Webhook` describes it.
 pub struct AdmissionWebhook<'a> {
@@ -297,125 +306,52 @@ pub fn crd_with_version(existing: Option<&str>, rendered: &str, file: &str) -> R
     to_yaml(&crd)
 }
 
-/// The role file with `revoked` rules taken away, then `rules` added (both rendered YAML
-/// lists), merged as the generated project's `controller::rbac_rules()` merges them: verbs are
-/// collected per API group and resource, resources with the same group and verbs share a rule,
-/// rules are sorted by (apiGroups, resources), and rules naming resourceNames or
-/// nonResourceURLs stay as they are. Revoking works verb by verb, on mergeable rules only.
-pub fn role_with_rules(existing: &str, rules: &str, revoked: &str, file: &str) -> Result<String> {
-    let mut role = parse(existing, file)?;
-    let rules_of = |yaml: &str| -> Result<Vec<Value>> {
-        if yaml.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        let list = parse(yaml, "internal error: rendered RBAC rules")?;
-        Ok(list.as_array().cloned().unwrap_or_default())
-    };
-    let existing_rules = role
-        .get("rules")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-
-    let mut unmerged = Vec::new();
-    let mut verbs = verbs_by_resource(existing_rules.iter(), &mut unmerged);
-    for (key, gone) in verbs_by_resource(rules_of(revoked)?.iter(), &mut Vec::new()) {
-        if let Some(held) = verbs.get_mut(&key) {
-            held.retain(|verb| !gone.contains(verb));
-        }
-    }
-    for (key, added) in verbs_by_resource(rules_of(rules)?.iter(), &mut unmerged) {
-        verbs.entry(key).or_default().extend(added);
-    }
-
-    let mut shared: BTreeMap<(String, Vec<String>), Vec<String>> = BTreeMap::new();
-    for ((group, resource), verbs) in verbs {
-        if verbs.is_empty() {
-            continue;
-        }
-        shared
-            .entry((group, verbs.into_iter().collect()))
-            .or_default()
-            .push(resource);
-    }
-    let mut merged: Vec<(Vec<String>, Vec<String>, Vec<String>)> = shared
-        .into_iter()
-        .map(|((group, verbs), resources)| (vec![group], resources, verbs))
-        .collect();
-    merged.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let rules: Vec<Value> = merged
-        .into_iter()
-        .map(|(groups, resources, verbs)| {
-            serde_json::json!({ "apiGroups": groups, "resources": resources, "verbs": verbs })
-        })
-        .chain(unmerged)
-        .collect();
-    let Some(obj) = role.as_object_mut() else {
+/// The rules of the role file `existing`.
+fn rules_of_role(existing: &str, file: &str) -> Result<Vec<Rule>> {
+    let role = parse(existing, file)?;
+    let Some(obj) = role.as_object() else {
         bail!("{file} is not a Role or ClusterRole; restore it with `make manifests`");
     };
-    obj.insert("rules".into(), Value::Array(rules));
-    to_yaml(&role)
+    let Some(rules) = obj.get("rules") else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_value(rules.clone()).map_err(|e| {
+        anyhow!("{file} has rules that are not RBAC rules ({e}); restore it with `make manifests`")
+    })
 }
 
-/// The verbs that `rules` grant per (API group, resource). Rules naming resourceNames or
-/// nonResourceURLs cannot be merged: they go to `unmerged`, once each.
-fn verbs_by_resource<'a>(
-    rules: impl Iterator<Item = &'a Value>,
-    unmerged: &mut Vec<Value>,
-) -> BTreeMap<(String, String), BTreeSet<String>> {
-    let strings = |rule: &Value, key: &str| -> Vec<String> {
-        rule.get(key)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut verbs: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
-    for rule in rules {
-        if rule.get("resourceNames").is_some() || rule.get("nonResourceURLs").is_some() {
-            if !unmerged.contains(rule) {
-                unmerged.push(rule.clone());
-            }
-            continue;
-        }
-        for group in strings(rule, "apiGroups") {
-            for resource in strings(rule, "resources") {
-                verbs
-                    .entry((group.clone(), resource))
-                    .or_default()
-                    .extend(strings(rule, "verbs"));
-            }
-        }
+/// The manager's role for an operator that is (`namespaced`) or is not scoped to its
+/// namespace, granting `rules`, as the `manifests` binary writes it (same data, same code:
+/// [`role::role`]).
+pub fn role_file(namespaced: bool, rules: &[Rule]) -> Result<String> {
+    to_yaml(&role::role(namespaced, rules))
+}
+
+/// The role file with `revoked` rules taken away, then `rules` added, merged as the generated
+/// project's `manifests` binary merges them ([`role::Grants`]). Revoking works verb by verb,
+/// on mergeable rules only.
+pub fn role_with_rules(
+    existing: &str,
+    rules: &[Rule],
+    revoked: &[Rule],
+    namespaced: bool,
+    file: &str,
+) -> Result<String> {
+    let mut grants = role::Grants::default();
+    for rule in rules_of_role(existing, file)? {
+        grants.grant(rule);
     }
-    verbs
+    revoked.iter().for_each(|rule| grants.revoke(rule));
+    for rule in rules {
+        grants.grant(rule.clone());
+    }
+    role_file(namespaced, &grants.rules())
 }
 
 /// The manager's role file for an operator that is (`namespaced`) or is not scoped to one
-/// namespace: a Role in the manager's namespace (kustomize sets it), or a ClusterRole; the
-/// rules stay as they are.
+/// namespace; the rules stay as they are.
 pub fn role_with_scope(existing: &str, namespaced: bool, file: &str) -> Result<String> {
-    let mut role = parse(existing, file)?;
-    let Some(obj) = role.as_object_mut() else {
-        bail!("{file} is not a Role or ClusterRole; restore it with `make manifests`");
-    };
-    let kind = if namespaced { "Role" } else { "ClusterRole" };
-    obj.insert("kind".into(), Value::String(kind.into()));
-    if let Some(metadata) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-        if namespaced {
-            metadata.insert("namespace".into(), Value::String("system".into()));
-        } else {
-            metadata.remove("namespace");
-        }
-    }
-    to_yaml(&role)
-}
-
-/// Normalizes a rendered manifest into the exact bytes the manifests binary writes.
-pub fn normalized(rendered: &str) -> Result<String> {
-    to_yaml(&parse(rendered, "internal error: a rendered manifest")?)
+    role_file(namespaced, &rules_of_role(existing, file)?)
 }
 
 #[cfg(test)]
@@ -449,14 +385,20 @@ mod tests {
         assert!(out.starts_with(GENERATED_HEADER));
     }
 
+    fn rules(yaml: &str) -> Vec<Rule> {
+        serde_saphyr::from_str(yaml).unwrap()
+    }
+
     #[test]
     fn rules_merge_by_group_and_resource() {
         let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  \
                     name: manager-role\nrules:\n- apiGroups: [apps]\n  resources: [deployments]\n  \
                     verbs: [get]\n";
-        let rules = "- apiGroups: [apps]\n  resources: [deployments]\n  verbs: [list, get]\n\
-                     - apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
-        let out = role_with_rules(role, rules, "", "role.yaml").unwrap();
+        let added = rules(
+            "- apiGroups: [apps]\n  resources: [deployments]\n  verbs: [list, get]\n\
+             - apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n",
+        );
+        let out = role_with_rules(role, &added, &[], false, "role.yaml").unwrap();
         let value = parse(&out, "out").unwrap();
         assert_eq!(
             value["rules"],
@@ -466,22 +408,41 @@ mod tests {
             ])
         );
         // Merging again changes nothing.
-        assert_eq!(role_with_rules(&out, rules, "", "role.yaml").unwrap(), out);
+        let again = role_with_rules(&out, &added, &[], false, "role.yaml").unwrap();
+        assert_eq!(again, out);
     }
 
     #[test]
     fn revoked_verbs_go_and_rules_added_at_once_stay() {
         let role = "kind: ClusterRole\nrules:\n- apiGroups: [apps]\n  resources: [deployments]\n  \
                     verbs: [create, get]\n- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
-        let revoked = "- apiGroups: [apps]\n  resources: [deployments]\n  verbs: [create, get]\n\
-                       - apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
+        let revoked = rules(
+            "- apiGroups: [apps]\n  resources: [deployments]\n  verbs: [create, get]\n\
+             - apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n",
+        );
         // Another controller still needs to get pods.
-        let kept = "- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
-        let out = role_with_rules(role, kept, revoked, "role.yaml").unwrap();
+        let kept = rules("- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n");
+        let out = role_with_rules(role, &kept, &revoked, false, "role.yaml").unwrap();
         let value = parse(&out, "out").unwrap();
         assert_eq!(
             value["rules"],
             serde_json::json!([{ "apiGroups": [""], "resources": ["pods"], "verbs": ["get"] }])
+        );
+    }
+
+    #[test]
+    fn the_scope_changes_the_role_not_its_rules() {
+        let cluster = role_file(
+            false,
+            &rules("- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n"),
+        )
+        .unwrap();
+        let namespaced = role_with_scope(&cluster, true, "role.yaml").unwrap();
+        assert!(namespaced.contains("kind: Role\n"), "{namespaced}");
+        assert!(namespaced.contains("namespace: system\n"), "{namespaced}");
+        assert_eq!(
+            role_with_scope(&namespaced, false, "role.yaml").unwrap(),
+            cluster
         );
     }
 }

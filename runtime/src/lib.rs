@@ -8,7 +8,9 @@
 //! - [`controller`]: the [`Reconciler`] trait a controller implements, and the driver that runs
 //!   it (finalizer, metrics, failure Events, retries with a backoff).
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
-//! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs.
+//! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs;
+//!   [`role`]: how rules merge and which role a scope needs, as plain data (rbuilder compiles
+//!   that file too, to write the same role when it scaffolds).
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
 //! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
@@ -42,6 +44,7 @@ mod metrics;
 mod metrics_auth;
 mod process_metrics;
 pub mod rbac;
+pub mod role;
 mod runnable;
 mod serve;
 #[cfg(any(test, feature = "testing"))]

@@ -13,11 +13,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::role::{self, Rule};
 use crate::webhook::{CONVERT_PATH, Webhook, WebhookType};
 use crate::{Operator, WatchScope, rbac};
 
@@ -115,26 +114,12 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
         let yaml = format!("{HEADER}{}", documents.join("---\n"));
         files.push(("config/webhook/manifests.yaml".into(), yaml));
     }
-    let rules = Some(rbac::merged(operator.controllers));
-    let metadata = |namespace: Option<&str>| ObjectMeta {
-        name: Some("manager-role".into()),
-        namespace: namespace.map(str::to_owned),
-        ..ObjectMeta::default()
-    };
-    let role = match operator.scope {
-        WatchScope::Cluster => to_yaml(&ClusterRole {
-            metadata: metadata(None),
-            rules,
-            ..ClusterRole::default()
-        })?,
-        // A Role in the manager's namespace (kustomize sets it): the operator watches only
-        // its own namespace.
-        WatchScope::Namespace => to_yaml(&Role {
-            metadata: metadata(Some(SERVICE.1)),
-            rules,
-        })?,
-    };
-    files.push(("config/rbac/role.yaml".into(), role));
+    let rules: Vec<Rule> = rbac::merged(operator.controllers)
+        .into_iter()
+        .map(Rule::from)
+        .collect();
+    let role = to_yaml(&role::role(operator.scope == WatchScope::Namespace, &rules))?;
+    files.push((role::ROLE_FILE.into(), role));
     Ok(files)
 }
 
@@ -156,7 +141,7 @@ pub(crate) fn crds(operator: &Operator) -> anyhow::Result<Vec<Value>> {
 /// The Service the API server calls webhooks through (config/webhook/service.yaml), before
 /// kustomize gives it the project's namespace and name prefix. `system` stands for the
 /// manager's namespace in every manifest, until kustomize names it.
-pub(crate) const SERVICE: (&str, &str) = ("webhook-service", "system");
+pub(crate) const SERVICE: (&str, &str) = ("webhook-service", role::MANAGER_NAMESPACE);
 
 /// Whether `crd`'s kind has a conversion webhook.
 fn converts(operator: &Operator, crd: &Value) -> bool {

@@ -1,30 +1,20 @@
 //! RBAC rules: each controller declares what it needs ([`crate::Reconciler::rbac_rules`]), and
 //! the `manifests` binary grants the merge of them all to the manager, nothing more.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::Registration;
+use crate::role::{self, Rule};
 
 /// A rule granting `verbs` on `resources` of the API `group` (`""` for the core group).
 pub fn policy_rule(group: &str, resources: &[&str], verbs: &[&str]) -> PolicyRule {
-    PolicyRule {
-        api_groups: Some(vec![group.to_owned()]),
-        resources: Some(resources.iter().map(|r| r.to_string()).collect()),
-        verbs: verbs.iter().map(|v| v.to_string()).collect(),
-        ..PolicyRule::default()
-    }
+    Rule::new(group, resources, verbs).into()
 }
 
 /// The rules every controller needs from the runtime: to publish Events (created, then
-/// patched as a series grows).
+/// patched as a series grows). See [`role::RUNTIME_RULES`].
 pub fn runtime_rules() -> Vec<PolicyRule> {
-    vec![policy_rule(
-        "events.k8s.io",
-        &["events"],
-        &["create", "patch"],
-    )]
+    role::runtime_rules().into_iter().map(Into::into).collect()
 }
 
 /// The rules of `controllers` and of the runtime, merged and sorted so that `role.yaml` is
@@ -41,45 +31,36 @@ pub fn merged(controllers: &[Registration]) -> Vec<PolicyRule> {
 }
 
 /// `rules` merged: verbs are collected per API group and resource, resources with the same
-/// group and verbs share a rule, rules are sorted by (apiGroups, resources).
+/// group and verbs share a rule, rules are sorted by (apiGroups, resources). The algorithm is
+/// [`role::Grants`], which rbuilder runs too when it scaffolds `role.yaml`.
 pub fn merge(rules: Vec<PolicyRule>) -> Vec<PolicyRule> {
-    let mut verbs: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
-    let mut unmerged = Vec::new();
-    for rule in rules {
-        if rule.resource_names.is_some() || rule.non_resource_urls.is_some() {
-            unmerged.push(rule);
-            continue;
-        }
-        for group in rule.api_groups.iter().flatten() {
-            for resource in rule.resources.iter().flatten() {
-                let key = (group.clone(), resource.clone());
-                verbs
-                    .entry(key)
-                    .or_default()
-                    .extend(rule.verbs.iter().cloned());
-            }
-        }
-    }
+    let mut grants = role::Grants::default();
+    rules.into_iter().for_each(|rule| grants.grant(rule.into()));
+    grants.rules().into_iter().map(Into::into).collect()
+}
 
-    let mut resources: BTreeMap<(String, Vec<String>), Vec<String>> = BTreeMap::new();
-    for ((group, resource), verbs) in verbs {
-        let key = (group, verbs.into_iter().collect());
-        resources.entry(key).or_default().push(resource);
+impl From<PolicyRule> for Rule {
+    fn from(rule: PolicyRule) -> Self {
+        Rule {
+            api_groups: rule.api_groups,
+            non_resource_urls: rule.non_resource_urls,
+            resource_names: rule.resource_names,
+            resources: rule.resources,
+            verbs: rule.verbs,
+        }
     }
-    let mut rules: Vec<PolicyRule> = resources
-        .into_iter()
-        .map(|((group, verbs), resources)| PolicyRule {
-            api_groups: Some(vec![group]),
-            resources: Some(resources),
-            verbs,
-            ..PolicyRule::default()
-        })
-        .collect();
-    rules.sort_by(|a, b| (&a.api_groups, &a.resources).cmp(&(&b.api_groups, &b.resources)));
-    unmerged.sort_by_key(|rule| format!("{rule:?}"));
-    unmerged.dedup();
-    rules.extend(unmerged);
-    rules
+}
+
+impl From<Rule> for PolicyRule {
+    fn from(rule: Rule) -> Self {
+        PolicyRule {
+            api_groups: rule.api_groups,
+            non_resource_urls: rule.non_resource_urls,
+            resource_names: rule.resource_names,
+            resources: rule.resources,
+            verbs: rule.verbs,
+        }
+    }
 }
 
 #[cfg(test)]

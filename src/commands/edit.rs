@@ -20,14 +20,13 @@ use super::{autoupdate, finish, grafana, helm};
 use crate::cli::EditArgs;
 use crate::external;
 use crate::license;
+use crate::manifests::role::ROLE_FILE as ROLE;
 use crate::manifests::role_with_scope;
 use crate::model::builtin;
 use crate::project::{self, License, Project};
 use crate::scaffold::context::BOILERPLATE;
 use crate::scaffold::{Plan, Templates, project_context};
 
-/// The role `make manifests` writes.
-const ROLE: &str = "config/rbac/role.yaml";
 /// Where the operator's scope is set in the user's code.
 const LIB: &str = "src/lib.rs";
 

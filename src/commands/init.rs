@@ -8,7 +8,8 @@ use super::edit::{Plugin, parse_plugins};
 use super::{autoupdate, finish, grafana, helm, owned_files};
 use crate::cli::InitArgs;
 use crate::license;
-use crate::manifests::normalized;
+use crate::manifests::role::ROLE_FILE;
+use crate::manifests::role_file;
 use crate::model::{Domain, ProjectName};
 use crate::project::{self, License, Project};
 use crate::scaffold::context::context_with_header;
@@ -109,7 +110,7 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
 pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Result<Plan> {
     // Like every template, init's lay Rust out as rustfmt does, for any project name (the
     // golden trees check it): rbuilder runs no rustfmt.
-    let prefixes = [&[TEMPLATE_DIR, "rbac/role"], owned_files::TEMPLATES].concat();
+    let prefixes = [&[TEMPLATE_DIR], owned_files::TEMPLATES].concat();
     let templates = Templates::load(&prefixes)?;
     let mut plan = Plan::new(root);
     for name in templates.names(TEMPLATE_DIR) {
@@ -119,9 +120,9 @@ pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Resul
     for (path, content) in owned_files::render(&templates, ctx)? {
         plan.create(path, content)?;
     }
-    // Written by the project's `manifests` binary from then on; normalized the same way.
-    let role = normalized(&templates.render("rbac/role.yaml", ctx)?)?;
-    plan.create("config/rbac/role.yaml", role)?;
+    // Written by the project's `manifests` binary from then on, with the same code: no
+    // controller yet, so no rules.
+    plan.create(ROLE_FILE, role_file(project.namespaced, &[])?)?;
     plan.create(project::FILE, project.to_yaml()?)?;
     Ok(plan)
 }

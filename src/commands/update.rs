@@ -11,6 +11,7 @@ use anyhow::{Result, bail};
 use super::generate::{Scratch, replay};
 use super::{finish, owned_files};
 use crate::cli::UpdateArgs;
+use crate::manifests::role::ROLE_FILE;
 use crate::project::{self, CLI_VERSION, Project};
 use crate::scaffold::owned::{self, State};
 use crate::scaffold::project_context;
@@ -18,7 +19,7 @@ use crate::scaffold::{Plan, Templates};
 
 /// Files a new scaffold writes differently from the project's by design: they are generated
 /// from the code (`make manifests`), or record the project's history.
-const NOT_COMPARED: &[&str] = &[project::FILE, "config/rbac/role.yaml", "Cargo.lock"];
+const NOT_COMPARED: &[&str] = &[project::FILE, ROLE_FILE, "Cargo.lock"];
 
 pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     let mut project = Project::load(root)?;

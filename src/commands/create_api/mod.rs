@@ -101,7 +101,7 @@ pub(super) fn plan_request(
     let additions = Additions::of(&resource, source, request.adds_resource, first_version);
     additions.plan(&mut plan, &templates, &ctx, &resource, request.force)?;
     if resource.controller {
-        rules::grant(&mut plan, &project, &request.record, &templates)?;
+        rules::grant(&mut plan, &project, &request.record)?;
     }
     record::record(&mut project, request.record);
     plan.update(project::FILE, |_| project.to_yaml())?;

@@ -192,7 +192,7 @@ pub fn plan(
     let mut plan = Plan::new(root);
     Additions::of_second_controller(&resource, name)
         .plan(&mut plan, &templates, &ctx, &resource, false)?;
-    rules::grant_second(&mut plan, &request.record, &templates)?;
+    rules::grant_second(&mut plan, &project, &request.record)?;
 
     let added = request.record.entry;
     if let Some(entry) = project

@@ -20,15 +20,12 @@ use super::{autoupdate, finish, grafana, helm};
 use crate::cli::EditArgs;
 use crate::external;
 use crate::license;
-use crate::manifests::role::ROLE_FILE as ROLE;
 use crate::manifests::role_with_scope;
 use crate::model::builtin;
 use crate::project::{self, License, Project};
 use crate::scaffold::context::BOILERPLATE;
+use crate::scaffold::paths::{CARGO_TOML, LIB, MANAGER, ROLE};
 use crate::scaffold::{Plan, Templates, project_context};
-
-/// Where the operator's scope is set in the user's code.
-const LIB: &str = "src/lib.rs";
 
 pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     let before = Project::load(root)?;
@@ -208,7 +205,7 @@ fn license_change(
     }
     let (old, new) = (license::spdx(before.license), license::spdx(after.license));
     if old != new {
-        plan.update("Cargo.toml", |text| Ok(with_spdx(text, old, new)))?;
+        plan.update(CARGO_TOML, |text| Ok(with_spdx(text, old, new)))?;
     }
     Ok(match after.license {
         License::None => "Files scaffolded from now on get no license header.".into(),
@@ -290,10 +287,7 @@ fn scope_change(
     let (old_ctx, new_ctx) = (project_context(root, before), project_context(root, after));
     // Each file as rbuilder writes it for the old scope and the new one.
     let mut files: Vec<(String, String, String)> = Vec::new();
-    for path in [
-        "config/rbac/role_binding.yaml",
-        "config/manager/manager.yaml",
-    ] {
+    for path in ["config/rbac/role_binding.yaml", MANAGER] {
         let template = format!("init/{path}");
         let old = templates.render(&template, &old_ctx)?;
         let new = templates.render(&template, &new_ctx)?;

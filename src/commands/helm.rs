@@ -22,9 +22,9 @@ pub const PLUGIN: &str = "helm/v2-alpha";
 /// Where the chart goes, as kubebuilder's default `--output-dir dist` puts it.
 pub const CHART: &str = "dist/chart";
 
-const MANAGER: &str = "config/manager/manager.yaml";
-const DEFAULT: &str = "config/default/kustomization.yaml";
-const WEBHOOK_PATCH: &str = "config/default/manager_webhook_patch.yaml";
+use crate::scaffold::paths::{
+    CARGO_TOML, DEFAULT_KUSTOMIZATION as DEFAULT, MANAGER, MANAGER_WEBHOOK_PATCH as WEBHOOK_PATCH,
+};
 const GITIGNORE: &str = ".gitignore";
 const MAKEFILE: &str = "Makefile";
 const README: &str = "README.md";
@@ -269,7 +269,7 @@ fn settings(plan: &Plan, project: &Project) -> Result<Settings> {
 
 /// The project's version (Cargo.toml's), the chart's appVersion: the image tag it deploys.
 fn app_version(plan: &Plan) -> Result<String> {
-    let manifest = plan.read("Cargo.toml")?.unwrap_or_default();
+    let manifest = plan.read(CARGO_TOML)?.unwrap_or_default();
     Ok(manifest
         .lines()
         .find_map(|line| {

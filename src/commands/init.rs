@@ -8,13 +8,12 @@ use super::edit::{Plugin, parse_plugins};
 use super::{autoupdate, finish, grafana, helm, owned_files};
 use crate::cli::InitArgs;
 use crate::license;
-use crate::manifests::role::ROLE_FILE;
 use crate::manifests::role_file;
 use crate::model::{Domain, ProjectName};
 use crate::project::{self, License, Project};
 use crate::scaffold::context::context_with_header;
 use crate::scaffold::project_context;
-use crate::scaffold::{Plan, Templates};
+use crate::scaffold::{Plan, Templates, paths};
 
 /// Where init's templates live under `templates/`; each renders to the same path in the project.
 const TEMPLATE_DIR: &str = "init/";
@@ -122,7 +121,7 @@ pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Resul
     }
     // Written by the project's `manifests` binary from then on, with the same code: no
     // controller yet, so no rules.
-    plan.create(ROLE_FILE, role_file(project.namespaced, &[])?)?;
+    plan.create(paths::ROLE, role_file(project.namespaced, &[])?)?;
     plan.create(project::FILE, project.to_yaml()?)?;
     Ok(plan)
 }
@@ -132,7 +131,7 @@ pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Resul
 fn check_folder(root: &Path) -> Result<()> {
     for (file, what) in [
         (project::FILE, "an rbuilder (or kubebuilder) project"),
-        ("Cargo.toml", "a Cargo package"),
+        (paths::CARGO_TOML, "a Cargo package"),
         ("src/main.rs", "a Rust program"),
     ] {
         if root.join(file).exists() {

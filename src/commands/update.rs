@@ -11,15 +11,14 @@ use anyhow::{Result, bail};
 use super::generate::{Scratch, replay};
 use super::{finish, owned_files};
 use crate::cli::UpdateArgs;
-use crate::manifests::role::ROLE_FILE;
 use crate::project::{self, CLI_VERSION, Project};
 use crate::scaffold::owned::{self, State};
 use crate::scaffold::project_context;
-use crate::scaffold::{Plan, Templates};
+use crate::scaffold::{Plan, Templates, paths};
 
 /// Files a new scaffold writes differently from the project's by design: they are generated
 /// from the code (`make manifests`), or record the project's history.
-const NOT_COMPARED: &[&str] = &[project::FILE, ROLE_FILE, "Cargo.lock"];
+const NOT_COMPARED: &[&str] = &[project::FILE, paths::ROLE, "Cargo.lock"];
 
 pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     let mut project = Project::load(root)?;
@@ -127,7 +126,7 @@ fn refuse_a_project_made_before_the_runtime(root: &Path, project: &Project) -> R
 /// the files that still use the former API, and how.
 fn ported_by_hand(root: &Path) -> Result<String> {
     let mut hints = String::new();
-    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap_or_default();
+    let lib = std::fs::read_to_string(root.join(paths::LIB)).unwrap_or_default();
     if lib.contains("Operator {") && !lib.contains("webhooks:") {
         hints.push_str(
             "\nThe runtime's `Operator` has a `webhooks` field since rbuilder made this \
@@ -211,7 +210,7 @@ fn user_files_that_differ(root: &Path, project: &Project) -> Result<Vec<String>>
     let mut differing: Vec<String> = fresh
         .into_iter()
         .filter(|path| !NOT_COMPARED.contains(&path.as_str()))
-        .filter(|path| !path.starts_with("config/crd/bases/"))
+        .filter(|path| !Path::new(path).starts_with(paths::CRD_BASES))
         .filter(|path| {
             let new = std::fs::read(scratch.path().join(path)).ok();
             let new_is_owned = new

@@ -12,6 +12,7 @@ use super::names::{ControllerName, Group, Kind, Plural, ShortName, Version};
 use super::rust_names::RustModule;
 use crate::external::External;
 use crate::project::{DeployImageOptions, Record};
+use crate::scaffold::paths::CRD_BASES;
 
 /// Which reconciler template a resource gets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -273,7 +274,7 @@ impl Resource {
 
     /// The CRD, as `make manifests` names it: `config/crd/bases/devops.my.domain_demomicroservices.yaml`.
     pub fn crd_file(&self) -> String {
-        format!("config/crd/bases/{}_{}.yaml", self.api_group, self.plural)
+        format!("{CRD_BASES}/{}_{}.yaml", self.api_group, self.plural)
     }
 
     /// kubebuilder's sample file name: `config/samples/devops_v1_demomicroservice.yaml`.

@@ -4,6 +4,7 @@
 pub mod context;
 pub mod markers;
 pub mod owned;
+pub mod paths;
 mod plan;
 mod templates;
 

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::manifests::crd_with_version;
 use crate::model::{ControllerName, Resource};
-use crate::scaffold::{Plan, Templates, markers};
+use crate::scaffold::{Plan, Templates, markers, paths};
 
 /// What to do when a file a resource gets already exists.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -106,7 +106,7 @@ impl Additions {
             add.insert("src/api/mod.rs", "crds", "inserts/api_mod_crd.rs");
             add.crd = true;
             add.insert(
-                "config/crd/kustomization.yaml",
+                paths::CRD_KUSTOMIZATION,
                 "crdkustomizeresource",
                 "inserts/crd_kustomization.yaml",
             );
@@ -162,7 +162,7 @@ impl Additions {
             }
             // The integration tests run the controller against a real API server (envtest).
             if r.has_crd() && first_version {
-                let main = "tests/integration/main.rs";
+                let main = paths::INTEGRATION_TESTS;
                 add.file(main.into(), "integration/main.rs", IfExists::Keep);
                 let test = format!("integration/{flavor}.rs");
                 add.file(r.integration_file(), test, IfExists::Refuse);
@@ -191,7 +191,7 @@ impl Additions {
             "inserts/named_controller_registry.rs",
         );
         if r.has_crd() {
-            let main = "tests/integration/main.rs";
+            let main = paths::INTEGRATION_TESTS;
             add.file(main.into(), "integration/main.rs", IfExists::Keep);
             let test = Resource::second_controller_integration_file(name);
             add.file(test, "integration/named.rs", IfExists::Refuse);

@@ -6,7 +6,7 @@ use super::WEBHOOK_MANIFESTS;
 use crate::manifests::{AdmissionWebhook, crd_with_conversion, webhook_configurations};
 use crate::model::Resource;
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
-use crate::scaffold::{Plan, Templates};
+use crate::scaffold::{Plan, Templates, paths};
 
 /// The webhook configurations, and the conversion of the kind's CRD, as `make manifests` writes
 /// them from the code.
@@ -82,10 +82,7 @@ pub(super) fn plan_kustomize(
             "certificate-webhook.yaml",
             "config/certmanager/certificate-webhook.yaml",
         ),
-        (
-            "manager_webhook_patch.yaml",
-            "config/default/manager_webhook_patch.yaml",
-        ),
+        ("manager_webhook_patch.yaml", paths::MANAGER_WEBHOOK_PATCH),
         (
             "allow-webhook-traffic.yaml",
             "config/network-policy/allow-webhook-traffic.yaml",
@@ -98,7 +95,7 @@ pub(super) fn plan_kustomize(
     }
     plan_replacements(plan, templates, ctx, project)?;
 
-    plan.update("config/default/kustomization.yaml".to_owned(), |text| {
+    plan.update(paths::DEFAULT_KUSTOMIZATION.to_owned(), |text| {
         let mut text = text.to_owned();
         for block in [
             "#- ../certmanager\n",

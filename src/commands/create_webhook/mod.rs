@@ -29,7 +29,7 @@ use crate::external::External;
 use crate::model::builtin::Builtin;
 use crate::model::{Flavor, Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
-use crate::scaffold::{Plan, Templates, markers, project_context};
+use crate::scaffold::{Plan, Templates, markers, paths, project_context};
 
 /// The template folders `create webhook` renders from.
 const TEMPLATES: &[&str] = &["webhook/", "inserts/", "integration/"];
@@ -42,9 +42,6 @@ const CRD_KUSTOMIZECONFIG: &str = "config/crd/kustomizeconfig.yaml";
 
 /// The webhooks module, which lists every registration.
 const WEBHOOK_MOD: &str = "src/webhook/mod.rs";
-
-/// The integration tests' crate root, which lists their modules.
-const INTEGRATION_MAIN: &str = "tests/integration/main.rs";
 
 pub fn run(root: &Path, args: CreateWebhookArgs) -> Result<()> {
     let project = Project::load(root)?;
@@ -221,7 +218,7 @@ pub(super) fn plan(
                 &mut plan,
                 &templates,
                 &ctx,
-                INTEGRATION_MAIN,
+                paths::INTEGRATION_TESTS,
                 "integration-tests",
                 module,
             )?;
@@ -271,7 +268,7 @@ pub(super) fn plan(
             &mut plan,
             &templates,
             &ctx,
-            INTEGRATION_MAIN,
+            paths::INTEGRATION_TESTS,
             "integration-tests",
             module,
         )?;
@@ -296,7 +293,7 @@ pub(super) fn plan(
     if conversion && !plan.exists(CRD_KUSTOMIZECONFIG) {
         let text = templates.render("webhook/config/crd_kustomizeconfig.yaml", &ctx)?;
         plan.create(CRD_KUSTOMIZECONFIG.to_owned(), text)?;
-        plan.update("config/crd/kustomization.yaml".to_owned(), |text| {
+        plan.update(paths::CRD_KUSTOMIZATION.to_owned(), |text| {
             Ok(format!("{text}\nconfigurations:\n- kustomizeconfig.yaml\n"))
         })?;
     }
@@ -434,9 +431,9 @@ fn integration_test(
     text: String,
     force: bool,
 ) -> Result<()> {
-    if !plan.exists(INTEGRATION_MAIN) {
+    if !plan.exists(paths::INTEGRATION_TESTS) {
         let main = templates.render("integration/main.rs", ctx)?;
-        plan.create(INTEGRATION_MAIN.to_owned(), main)?;
+        plan.create(paths::INTEGRATION_TESTS.to_owned(), main)?;
     }
     write(plan, &path, text, force)
 }

@@ -14,13 +14,19 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The runtime's `role.rs` (plain data: std, serde, serde_json), compiled here too, so that the
 /// role rbuilder writes when it scaffolds and the one the generated `manifests` binary writes
 /// come from one implementation of rule merging and of the scope rules.
 #[path = "../runtime/src/role.rs"]
 pub mod role;
+
+/// The runtime's `admission.rs` (std and serde_json only), compiled here too for the same
+/// reason: the webhook configurations, and which objects each webhook sees by the operator's
+/// scope, have one implementation.
+#[path = "../runtime/src/admission.rs"]
+pub mod admission;
 
 use role::Rule;
 
@@ -58,14 +64,7 @@ fn sorted(value: Value) -> Value {
 
 /// Where the runtime serves an admission webhook without a custom path, as controller-runtime
 /// does: `/mutate-<group with dashes>-<version>-<kind>`, `/validate-...`.
-pub fn default_path(mutating: bool, api_group: &str, version: &str, kind: &str) -> String {
-    let prefix = if mutating { "mutate" } else { "validate" };
-    let group = api_group.replace('.', "-");
-    format!("/{prefix}-{group}-{version}-{}", kind.to_lowercase())
-}
-
-/// The Service the API server calls webhooks through, as the runtime's `manifests.rs` names it.
-const WEBHOOK_SERVICE: (&str, &str) = ("webhook-service", role::MANAGER_NAMESPACE);
+pub use admission::default_path;
 
 /// One admission webhook of the project, as the runtime's `Webhook` describes it.
 pub struct AdmissionWebhook<'a> {
@@ -76,7 +75,7 @@ pub struct AdmissionWebhook<'a> {
     pub kind: &'a str,
     pub plural: &'a str,
     /// Whether the kind is one of the project's CRDs; a webhook for another type (a Pod) is
-    /// kept away from the manager's objects (see [`scope_kubernetes_type`]).
+    /// kept away from the manager's objects.
     pub own: bool,
     /// The path PROJECT records for it (`defaultingPath`, `validationPath`), if any.
     pub custom_path: Option<&'a str>,
@@ -91,79 +90,23 @@ impl AdmissionWebhook<'_> {
         }
     }
 
-    /// The runtime's `Webhook::name`.
-    fn name(&self) -> String {
-        let letter = if self.mutating { "m" } else { "v" };
-        format!(
-            "{letter}{}-{}.kb.io",
-            self.kind.to_lowercase(),
-            self.version
-        )
-    }
-
-    fn to_value(&self) -> Value {
-        json!({
-            "admissionReviewVersions": ["v1"],
-            "clientConfig": {
-                "service": {
-                    "name": WEBHOOK_SERVICE.0,
-                    "namespace": WEBHOOK_SERVICE.1,
-                    "path": self.path(),
-                },
-            },
-            "failurePolicy": "Fail",
-            "name": self.name(),
-            "rules": [{
-                "apiGroups": [self.api_group],
-                "apiVersions": [self.version],
-                "operations": ["CREATE", "UPDATE"],
-                "resources": [self.plural],
-            }],
-            "sideEffects": "None",
-        })
-    }
-}
-
-/// The runtime's `scope_own_kind`: an operator scoped to its namespace is sent the objects of
-/// that namespace only.
-fn scope_own_kind(webhook: &mut Value, namespaced: bool) {
-    if namespaced {
-        webhook["namespaceSelector"] = in_namespaces("In", &[WEBHOOK_SERVICE.1]);
-    }
-}
-
-/// A namespaceSelector by the namespaces' names.
-fn in_namespaces(operator: &str, values: &[&str]) -> Value {
-    json!({"matchExpressions": [{
-        "key": "kubernetes.io/metadata.name",
-        "operator": operator,
-        "values": values,
-    }]})
-}
-
-/// The runtime's `scope_kubernetes_type`: an operator of the whole cluster leaves out its own
-/// namespace (before kustomize names it), kube-system and kube-node-lease; one scoped to its
-/// namespace (`namespaced`) looks there only, and leaves out the manager's objects by their
-/// label.
-fn scope_kubernetes_type(webhook: &mut Value, namespaced: bool) {
-    let namespaces = in_namespaces;
-    if namespaced {
-        webhook["namespaceSelector"] = namespaces("In", &[WEBHOOK_SERVICE.1]);
-        webhook["objectSelector"] = json!({"matchExpressions": [{
-            "key": "control-plane",
-            "operator": "NotIn",
-            "values": ["controller-manager"],
-        }]});
-    } else {
-        webhook["namespaceSelector"] = namespaces(
-            "NotIn",
-            &[WEBHOOK_SERVICE.1, "kube-system", "kube-node-lease"],
-        );
+    /// The webhook as the runtime's [`admission`] describes it, sent `operations`.
+    fn admission(&self, operations: Vec<String>) -> admission::Admission<'_> {
+        admission::Admission {
+            mutating: self.mutating,
+            group: self.api_group,
+            version: self.version,
+            kind: self.kind,
+            plural: self.plural,
+            path: self.path(),
+            operations,
+            own: self.own,
+        }
     }
 }
 
 /// The operations of each webhook of a webhook configurations file, by name.
-fn operations_by_name(yaml: &str) -> BTreeMap<String, Value> {
+fn operations_by_name(yaml: &str) -> BTreeMap<String, Vec<String>> {
     let documents: Vec<Value> = serde_saphyr::from_multiple(yaml).unwrap_or_default();
     documents
         .iter()
@@ -171,10 +114,9 @@ fn operations_by_name(yaml: &str) -> BTreeMap<String, Value> {
         .flatten()
         .filter_map(|w| {
             let name = w["name"].as_str()?;
-            let operations = &w["rules"][0]["operations"];
-            operations
-                .is_array()
-                .then(|| (name.to_owned(), operations.clone()))
+            let operations = w["rules"][0]["operations"].as_array()?;
+            let operations = operations.iter().filter_map(Value::as_str);
+            Some((name.to_owned(), operations.map(str::to_owned).collect()))
         })
         .collect()
 }
@@ -189,46 +131,21 @@ pub fn webhook_configurations(
     namespaced: bool,
     previous: Option<&str>,
 ) -> Result<Option<String>> {
-    let operations = previous.map(operations_by_name).unwrap_or_default();
+    let kept = previous.map(operations_by_name).unwrap_or_default();
+    let webhooks: Vec<admission::Admission> = webhooks
+        .iter()
+        .map(|w| {
+            // What the scaffolded Defaulter and Validator are sent, unless the file says more.
+            let operations = vec!["CREATE".to_owned(), "UPDATE".to_owned()];
+            let mut webhook = w.admission(operations);
+            if let Some(operations) = kept.get(&webhook.name()) {
+                webhook.operations = operations.clone();
+            }
+            webhook
+        })
+        .collect();
     let mut documents = Vec::new();
-    for (mutating, kind, name) in [
-        (
-            true,
-            "MutatingWebhookConfiguration",
-            "mutating-webhook-configuration",
-        ),
-        (
-            false,
-            "ValidatingWebhookConfiguration",
-            "validating-webhook-configuration",
-        ),
-    ] {
-        let mut entries: Vec<Value> = webhooks
-            .iter()
-            .filter(|w| w.mutating == mutating)
-            .map(|w| {
-                let mut value = w.to_value();
-                if w.own {
-                    scope_own_kind(&mut value, namespaced);
-                } else {
-                    scope_kubernetes_type(&mut value, namespaced);
-                }
-                if let Some(kept) = operations.get(&w.name()) {
-                    value["rules"][0]["operations"] = kept.clone();
-                }
-                value
-            })
-            .collect();
-        if entries.is_empty() {
-            continue;
-        }
-        entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-        let document = json!({
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name},
-            "webhooks": entries,
-        });
+    for document in admission::configurations(&webhooks, namespaced) {
         documents.push(serde_saphyr::to_string(&sorted(document)).context("cannot write YAML")?);
     }
     if documents.is_empty() {
@@ -247,22 +164,7 @@ pub fn crd_with_conversion(existing: &str, file: &str) -> Result<String> {
     let Some(spec) = crd.get_mut("spec").and_then(Value::as_object_mut) else {
         bail!("{file} has no spec; restore it from version control or run `make manifests`");
     };
-    spec.insert(
-        "conversion".into(),
-        json!({
-            "strategy": "Webhook",
-            "webhook": {
-                "clientConfig": {
-                    "service": {
-                        "name": WEBHOOK_SERVICE.0,
-                        "namespace": WEBHOOK_SERVICE.1,
-                        "path": "/convert",
-                    },
-                },
-                "conversionReviewVersions": ["v1"],
-            },
-        }),
-    );
+    spec.insert("conversion".into(), admission::conversion());
     to_yaml(&crd)
 }
 

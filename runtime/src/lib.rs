@@ -10,7 +10,8 @@
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
 //! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs;
 //!   [`role`]: how rules merge and which role a scope needs, as plain data (rbuilder compiles
-//!   that file too, to write the same role when it scaffolds).
+//!   that file too, to write the same role when it scaffolds); [`admission`]: the webhook
+//!   configurations by the operator's scope, as plain data too.
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
 //! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
@@ -21,6 +22,7 @@
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
+pub mod admission;
 pub mod applied;
 #[cfg(feature = "testing")]
 mod checks;

@@ -14,10 +14,11 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Parser;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::admission::{self, Admission};
 use crate::role::{self, Rule};
-use crate::webhook::{CONVERT_PATH, Webhook, WebhookType};
+use crate::webhook::WebhookType;
 use crate::{Operator, WatchScope, rbac};
 
 /// First line of every generated file.
@@ -112,7 +113,7 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
             );
         }
         let yaml = format!("{HEADER}{}", documents.join("---\n"));
-        files.push(("config/webhook/manifests.yaml".into(), yaml));
+        files.push((admission::WEBHOOK_MANIFESTS.into(), yaml));
     }
     let rules: Vec<Rule> = rbac::merged(operator.controllers)
         .into_iter()
@@ -131,17 +132,12 @@ pub(crate) fn crds(operator: &Operator) -> anyhow::Result<Vec<Value>> {
     for crd in crds {
         let mut crd = serde_json::to_value(&crd).context("cannot serialize a CRD")?;
         if converts(operator, &crd) {
-            crd["spec"]["conversion"] = webhook_conversion();
+            crd["spec"]["conversion"] = admission::conversion();
         }
         values.push(crd);
     }
     Ok(values)
 }
-
-/// The Service the API server calls webhooks through (config/webhook/service.yaml), before
-/// kustomize gives it the project's namespace and name prefix. `system` stands for the
-/// manager's namespace in every manifest, until kustomize names it.
-pub(crate) const SERVICE: (&str, &str) = ("webhook-service", role::MANAGER_NAMESPACE);
 
 /// Whether `crd`'s kind has a conversion webhook.
 fn converts(operator: &Operator, crd: &Value) -> bool {
@@ -153,133 +149,37 @@ fn converts(operator: &Operator, crd: &Value) -> bool {
     })
 }
 
-/// A CRD's `conversion` through the webhook server's `/convert`.
-fn webhook_conversion() -> Value {
-    json!({
-        "strategy": "Webhook",
-        "webhook": {
-            "clientConfig": {
-                "service": {"name": SERVICE.0, "namespace": SERVICE.1, "path": CONVERT_PATH},
-            },
-            "conversionReviewVersions": ["v1"],
-        },
-    })
-}
-
 /// The Mutating- and ValidatingWebhookConfiguration of the admission webhooks, as
 /// controller-gen writes them (none without admission webhooks). Webhooks for the operator's
-/// own kinds and for others' are told apart by the operator's CRDs.
+/// own kinds and for others' are told apart by the operator's CRDs; which objects each sees is
+/// [`admission`]'s, which rbuilder runs too when it scaffolds.
 pub(crate) fn webhook_configurations(operator: &Operator) -> anyhow::Result<Vec<Value>> {
     let crds = (operator.crds)().context("cannot merge the CRD versions")?;
     let own_kinds: Vec<(String, String)> = crds
         .iter()
         .map(|crd| (crd.spec.group.clone(), crd.spec.names.kind.clone()))
         .collect();
-    let mut documents = Vec::new();
-    for (webhook_type, kind, name) in [
-        (
-            WebhookType::Defaulting,
-            "MutatingWebhookConfiguration",
-            "mutating-webhook-configuration",
-        ),
-        (
-            WebhookType::Validating,
-            "ValidatingWebhookConfiguration",
-            "validating-webhook-configuration",
-        ),
-    ] {
-        let mut entries: Vec<Value> = operator
-            .webhooks
-            .iter()
-            .filter(|w| w.webhook_type == webhook_type)
-            .map(|w| {
-                let r = (w.resource)();
-                let mut entry = admission_webhook(w);
-                if own_kinds.contains(&(r.group, r.kind)) {
-                    scope_own_kind(&mut entry, operator.scope);
-                } else {
-                    scope_kubernetes_type(&mut entry, operator.scope);
-                }
-                entry
-            })
-            .collect();
-        if entries.is_empty() {
-            continue;
-        }
-        // By name, so that the order webhooks were listed in does not matter.
-        entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-        documents.push(json!({
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name},
-            "webhooks": entries,
-        }));
-    }
-    Ok(documents)
-}
-
-/// One webhook of a configuration: the API server sends it its operations on its kind.
-fn admission_webhook(webhook: &Webhook) -> Value {
-    let r = (webhook.resource)();
-    json!({
-        "admissionReviewVersions": ["v1"],
-        "clientConfig": {
-            "service": {"name": SERVICE.0, "namespace": SERVICE.1, "path": webhook.path()},
-        },
-        "failurePolicy": "Fail",
-        "name": webhook.name(),
-        "rules": [{
-            "apiGroups": [r.group],
-            "apiVersions": [r.version],
-            "operations": webhook.operations,
-            "resources": [r.plural],
-        }],
-        "sideEffects": "None",
-    })
-}
-
-/// Keeps the webhook of one of the operator's own kinds to the objects the operator works on:
-/// those of its namespace, for an operator scoped to it (each installation of it, in a
-/// namespace of its own, sees its own objects only); all, for an operator of the whole cluster.
-fn scope_own_kind(webhook: &mut Value, scope: WatchScope) {
-    if scope == WatchScope::Namespace {
-        webhook["namespaceSelector"] = in_namespaces("In", &[SERVICE.1]);
-    }
-}
-
-/// A namespaceSelector by the namespaces' names.
-fn in_namespaces(operator: &str, values: &[&str]) -> Value {
-    json!({"matchExpressions": [{
-        "key": "kubernetes.io/metadata.name",
-        "operator": operator,
-        "values": values,
-    }]})
-}
-
-/// Keeps the webhook of a type the project does not define (a Pod, a Deployment) away from the
-/// manager's own objects. Such a webhook fails closed: while the manager is down, no Pod it
-/// sees could be created, the manager's replacement included, and it would never come back.
-/// An operator of the whole cluster leaves out its own namespace (`system` until
-/// config/default's replacements name it), kube-system (the cluster's add-ons) and
-/// kube-node-lease (the nodes' heartbeats, whose loss makes nodes NotReady); one scoped
-/// to its namespace looks there only, and leaves out the manager's objects by their
-/// `control-plane` label.
-fn scope_kubernetes_type(webhook: &mut Value, scope: WatchScope) {
-    let namespaces = in_namespaces;
-    match scope {
-        WatchScope::Cluster => {
-            webhook["namespaceSelector"] =
-                namespaces("NotIn", &[SERVICE.1, "kube-system", "kube-node-lease"]);
-        }
-        WatchScope::Namespace => {
-            webhook["namespaceSelector"] = namespaces("In", &[SERVICE.1]);
-            webhook["objectSelector"] = json!({"matchExpressions": [{
-                "key": "control-plane",
-                "operator": "NotIn",
-                "values": ["controller-manager"],
-            }]});
-        }
-    }
+    let resources: Vec<_> = operator
+        .webhooks
+        .iter()
+        .filter(|w| w.webhook_type != WebhookType::Conversion)
+        .map(|w| (w, (w.resource)()))
+        .collect();
+    let webhooks: Vec<Admission> = resources
+        .iter()
+        .map(|(w, r)| Admission {
+            mutating: w.webhook_type == WebhookType::Defaulting,
+            group: &r.group,
+            version: &r.version,
+            kind: &r.kind,
+            plural: &r.plural,
+            path: w.path(),
+            operations: w.operations.iter().map(|o| o.to_string()).collect(),
+            own: own_kinds.contains(&(r.group.clone(), r.kind.clone())),
+        })
+        .collect();
+    let namespaced = operator.scope == WatchScope::Namespace;
+    Ok(admission::configurations(&webhooks, namespaced))
 }
 
 /// YAML with the keys of every mapping sorted, after [`HEADER`].

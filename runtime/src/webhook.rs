@@ -28,8 +28,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tracing::warn;
 
+use crate::admission;
+
 /// The path of the conversion webhook, shared by every kind.
-pub const CONVERT_PATH: &str = "/convert";
+pub const CONVERT_PATH: &str = admission::CONVERT_PATH;
 
 /// Messages the API server passes on to the client (kubectl prints `Warning: ...`) with a
 /// request it accepts.
@@ -217,14 +219,13 @@ impl Webhook {
         if let Some(path) = self.custom_path {
             return path.to_owned();
         }
-        let prefix = match self.webhook_type {
-            WebhookType::Defaulting => "mutate",
-            WebhookType::Validating => "validate",
+        let mutating = match self.webhook_type {
+            WebhookType::Defaulting => true,
+            WebhookType::Validating => false,
             WebhookType::Conversion => return CONVERT_PATH.to_owned(),
         };
         let r = (self.resource)();
-        let group = r.group.replace('.', "-");
-        format!("/{prefix}-{group}-{}-{}", r.version, r.kind.to_lowercase())
+        admission::default_path(mutating, &r.group, &r.version, &r.kind)
     }
 
     /// The webhook's name in its configuration: `mdemomicroservice-v1.kb.io` as kubebuilder
@@ -236,7 +237,7 @@ impl Webhook {
             WebhookType::Validating => "v",
             WebhookType::Conversion => "c",
         };
-        format!("{letter}{}-{}.kb.io", r.kind.to_lowercase(), r.version)
+        admission::name(letter, &r.kind, &r.version)
     }
 }
 

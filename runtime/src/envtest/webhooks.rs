@@ -38,7 +38,8 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::control_plane::ControlPlane;
 use super::{FIELD_MANAGER, NAMESPACE};
-use crate::manifests::{self, SERVICE};
+use crate::admission::SERVICE;
+use crate::manifests;
 use crate::tls::{self, CertReloader, TlsListener};
 use crate::{Operator, serve, webhook};
 

@@ -26,6 +26,8 @@ use self::resolve::{
 use super::{create_api, finish};
 use crate::cli::CreateWebhookArgs;
 use crate::external::External;
+// What `make manifests` writes for the admission webhooks: the runtime's constant.
+use crate::manifests::admission::WEBHOOK_MANIFESTS;
 use crate::model::builtin::Builtin;
 use crate::model::{Flavor, Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
@@ -33,9 +35,6 @@ use crate::scaffold::{Plan, Templates, markers, paths, project_context};
 
 /// The template folders `create webhook` renders from.
 const TEMPLATES: &[&str] = &["webhook/", "inserts/", "integration/"];
-
-/// What `make manifests` writes for the admission webhooks.
-const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
 
 /// Where config/crd says how kustomize renames the Service of converting CRDs.
 const CRD_KUSTOMIZECONFIG: &str = "config/crd/kustomizeconfig.yaml";

@@ -84,6 +84,14 @@ pub struct ResourceEntry {
     /// kind has only its own, unnamed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub controllers: Vec<ControllerEntry>,
+    /// Kubernetes' own type, written as kubebuilder writes one: `core: true`, the group as
+    /// `--group` names it (`core`, `apps`) and no domain. Only in the file: once read, a
+    /// built-in type is told by its domain, [`BUILTIN_DOMAIN`], and the core group is `""` (see
+    /// [`Project::parse`]), which is also how PROJECT files of earlier rbuilders write it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub core: bool,
+    /// Empty for Kubernetes' own types in the file (`core: true`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
     /// Another project's custom resource (its types generated from its CRD, `path`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -227,8 +235,12 @@ pub struct DeployImageOptions {
     pub run_as_user: Option<i64>,
 }
 
-/// The domain PROJECT records for Kubernetes' own types, as kubebuilder does.
+/// The domain of Kubernetes' own types (`k8s.io/api`): how a built-in type is told apart once
+/// PROJECT is read.
 pub const BUILTIN_DOMAIN: &str = "k8s.io";
+
+/// How kubebuilder's PROJECT names the core group (`""` in the API): `group: core`.
+const CORE_GROUP: &str = "core";
 
 /// What PROJECT records about one resource: its entry under `resources:` and its deploy-image
 /// options, which kubebuilder keeps apart, under `plugins:`. `create api` builds one from its
@@ -248,6 +260,7 @@ impl ResourceEntry {
             api: None,
             controller,
             controllers: Vec::new(),
+            core: false,
             domain: BUILTIN_DOMAIN.to_owned(),
             external: false,
             group: b.project_group()?,
@@ -276,6 +289,7 @@ impl ResourceEntry {
             api: None,
             controller,
             controllers: Vec::new(),
+            core: false,
             domain: domain.to_owned(),
             external: true,
             group: Group::parse(group)?,
@@ -415,6 +429,12 @@ impl Project {
         // controllers; the first of them is the kind's own.
         for r in &mut project.resources {
             r.controller |= !r.controllers.is_empty();
+            if std::mem::take(&mut r.core) {
+                r.domain = BUILTIN_DOMAIN.to_owned();
+                if r.group.as_ref() == CORE_GROUP {
+                    r.group = Group::core();
+                }
+            }
         }
         Ok(project)
     }
@@ -467,6 +487,13 @@ impl Project {
         let mut written = self.clone();
         for r in &mut written.resources {
             r.controller &= r.controllers.is_empty();
+            if r.api.is_none() && !r.external && r.domain == BUILTIN_DOMAIN {
+                r.core = true;
+                r.domain.clear();
+                if r.group.is_core() {
+                    r.group = Group::parse(CORE_GROUP)?;
+                }
+            }
         }
         let body =
             serde_saphyr::to_string(&written).context("cannot serialize the PROJECT file")?;
@@ -639,6 +666,7 @@ mod tests {
                     name: ControllerName::parse("dms-backup").unwrap(),
                 },
             ],
+            core: false,
             domain: "my.domain".into(),
             external: false,
             group: Group::parse("devops").unwrap(),
@@ -659,6 +687,7 @@ mod tests {
             api: None,
             controller: true,
             controllers: Vec::new(),
+            core: false,
             domain: "io".into(),
             external: true,
             group: Group::parse("cert-manager").unwrap(),
@@ -699,6 +728,35 @@ mod tests {
         );
         assert_eq!(yaml.matches("controller: true").count(), 1, "{yaml}");
         assert_eq!(Project::parse(&yaml).unwrap(), p);
+    }
+
+    #[test]
+    fn builtin_types_are_written_as_kubebuilder_writes_them_and_read_either_way() {
+        let mut p = sample();
+        for (group, kind) in [("core", "Pod"), ("apps", "Deployment")] {
+            let b = crate::model::builtin::find(group, "v1", kind).unwrap();
+            p.resources
+                .push(ResourceEntry::of_builtin(&b, true).unwrap());
+        }
+        let yaml = p.to_yaml().unwrap();
+        for (group, kind) in [("core", "Pod"), ("apps", "Deployment")] {
+            let entry =
+                format!("- controller: true\n  core: true\n  group: {group}\n  kind: {kind}\n");
+            assert!(yaml.contains(&entry), "{yaml}");
+        }
+        assert!(!yaml.contains("k8s.io"), "{yaml}");
+        assert_eq!(Project::parse(&yaml).unwrap(), p);
+        // As rbuilder wrote them before: by domain, the core group empty.
+        let earlier = yaml
+            .replace(
+                "  core: true\n  group: core\n",
+                "  domain: k8s.io\n  group: \"\"\n",
+            )
+            .replace(
+                "  core: true\n  group: apps\n",
+                "  domain: k8s.io\n  group: apps\n",
+            );
+        assert_eq!(Project::parse(&earlier).unwrap(), p);
     }
 
     #[test]

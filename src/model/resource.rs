@@ -308,6 +308,7 @@ mod tests {
             }),
             controller: true,
             controllers: Vec::new(),
+            core: false,
             domain: "my.domain".into(),
             external: false,
             group: Group::parse("web-apps").unwrap(),

@@ -264,7 +264,7 @@ fn webhooks_for_a_built_in_type_need_no_controller_and_skip_the_managers_namespa
     assert!(!dir.join("src/controller/pod.rs").exists());
     let project = read(&dir, "PROJECT");
     assert!(
-        project.contains("- domain: k8s.io\n  group: \"\"\n  kind: Pod\n  plural: pods\n"),
+        project.contains("- core: true\n  group: core\n  kind: Pod\n  plural: pods\n"),
         "{project}"
     );
     let manifests = read(&dir, "config/webhook/manifests.yaml");
@@ -296,7 +296,7 @@ fn webhooks_for_a_built_in_type_need_no_controller_and_skip_the_managers_namespa
     assert!(dir.join("src/controller/pod.rs").exists());
     let project = read(&dir, "PROJECT");
     assert!(
-        project.contains("- controller: true\n  domain: k8s.io\n  group: \"\"\n  kind: Pod\n"),
+        project.contains("- controller: true\n  core: true\n  group: core\n  kind: Pod\n"),
         "{project}"
     );
     assert!(project.contains("    defaulting: true\n"), "{project}");

@@ -128,6 +128,7 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
         }),
         controller,
         controllers: Vec::new(),
+        core: false,
         domain: project.domain.to_string(),
         external: false,
         group,

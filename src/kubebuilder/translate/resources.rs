@@ -282,6 +282,7 @@ impl Translation {
             }),
             controller,
             controllers,
+            core: false,
             domain: self.project.domain.to_string(),
             external: false,
             group,

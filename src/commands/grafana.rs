@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::project::yaml_error;
-use crate::scaffold::{Plan, Templates};
+use crate::scaffold::{Additions, Entry, IfExists, Order, Plan, Templates};
 
 /// The plugin's name on the command line, as kubebuilder spells it.
 pub const PLUGIN: &str = "grafana/v1-alpha";
@@ -23,28 +23,25 @@ const CUSTOM_DASHBOARD: &str = "grafana/custom-metrics/custom-metrics-dashboard.
 /// given (a replayed project's), else an empty one.
 pub fn plan(plan: &mut Plan, ctx: &tera::Context, config: Option<String>) -> Result<()> {
     let templates = Templates::load(&["grafana/"])?;
+    // The dashboards are generated, written again each time; the config is the user's.
+    let mut add = Additions::new(Order::EachFileWithItsInserts);
     for name in templates.names("grafana/") {
-        let text = match (&config, name.as_str()) {
-            (Some(config), CONFIG) => config.clone(),
-            _ => templates.render(&name, ctx)?,
-        };
-        let exists = plan.exists(&name);
-        match (name.as_str(), exists) {
-            (CONFIG, true) => {}
-            (_, true) => plan.update(name, |_| Ok(text))?,
-            (_, false) => plan.create(name, text)?,
-        }
+        add.add(match (&config, name.as_str()) {
+            (Some(config), CONFIG) => Entry::text(CONFIG, config.clone(), IfExists::Keep),
+            (None, CONFIG) => Entry::template(CONFIG, CONFIG, IfExists::Keep),
+            _ => Entry::template(name.clone(), name, IfExists::Rewrite),
+        });
     }
+    add.plan(plan, &templates, ctx, false)?;
+    // The custom metrics' dashboard is made from the config as planned, the user's if kept.
     let config = plan.read(CONFIG)?.unwrap_or_default();
     let metrics = custom_metrics(&config)?;
     if !metrics.is_empty() {
         let dashboard = custom_dashboard(&metrics, ctx);
         let text = format!("{}\n", serde_json::to_string_pretty(&dashboard)?);
-        if plan.exists(CUSTOM_DASHBOARD) {
-            plan.update(CUSTOM_DASHBOARD, |_| Ok(text))?;
-        } else {
-            plan.create(CUSTOM_DASHBOARD, text)?;
-        }
+        let mut add = Additions::new(Order::EachFileWithItsInserts);
+        add.add(Entry::text(CUSTOM_DASHBOARD, text, IfExists::Rewrite));
+        add.plan(plan, &templates, ctx, false)?;
     }
     Ok(())
 }

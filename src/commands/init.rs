@@ -13,7 +13,7 @@ use crate::model::{Domain, ProjectName};
 use crate::project::{self, License, Project};
 use crate::scaffold::context::context_with_header;
 use crate::scaffold::project_context;
-use crate::scaffold::{Plan, Templates, paths};
+use crate::scaffold::{Additions, Entry, IfExists, Order, Plan, Templates, paths};
 
 /// Where init's templates live under `templates/`; each renders to the same path in the project.
 const TEMPLATE_DIR: &str = "init/";
@@ -112,13 +112,16 @@ pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Resul
     let prefixes = [&[TEMPLATE_DIR], owned_files::TEMPLATES].concat();
     let templates = Templates::load(&prefixes)?;
     let mut plan = Plan::new(root);
+    // A new project: every file is created (the folder was checked to hold none of them).
+    let mut add = Additions::new(Order::FilesFirst);
     for name in templates.names(TEMPLATE_DIR) {
         let out = name.strip_prefix(TEMPLATE_DIR).unwrap_or(&name).to_owned();
-        plan.create(out, templates.render(&name, ctx)?)?;
+        add.add(Entry::template(out, name, IfExists::Refuse));
     }
     for (path, content) in owned_files::render(&templates, ctx)? {
-        plan.create(path, content)?;
+        add.add(Entry::text(path, content, IfExists::Refuse));
     }
+    add.plan(&mut plan, &templates, ctx, false)?;
     // Written by the project's `manifests` binary from then on, with the same code: no
     // controller yet, so no rules.
     plan.create(paths::ROLE, role_file(project.namespaced, &[])?)?;

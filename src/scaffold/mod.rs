@@ -1,6 +1,7 @@
 //! The scaffolding engine: templates render into a Plan of file operations, markers say
 //! where later commands add code, and the Plan is applied (or only described) in one place.
 
+mod additions;
 pub mod context;
 pub mod markers;
 pub mod owned;
@@ -8,6 +9,7 @@ pub mod paths;
 mod plan;
 mod templates;
 
+pub use additions::{Additions, Entry, IfExists, Insert, Order};
 pub use context::{context_with_header, project_context};
 pub use plan::Plan;
 pub use templates::Templates;

@@ -25,7 +25,6 @@ use crate::external::External;
 use crate::model::{ControllerName, Flavor, Resource};
 use crate::project::{self, Project, Record};
 use crate::scaffold::{Plan, Templates, project_context};
-use files::Additions;
 
 pub(super) use replay::{
     external_types, request as replay_request, second_controller as replay_second_controller,
@@ -98,8 +97,8 @@ pub(super) fn plan_request(
     let ctx = context(root, &project, &resource, first_version);
     let mut plan = Plan::new(root);
     let source = request.external.as_ref().map(|e| e.source.as_str());
-    let additions = Additions::of(&resource, source, request.adds_resource, first_version);
-    additions.plan(&mut plan, &templates, &ctx, &resource, request.force)?;
+    let additions = files::of(&resource, source, request.adds_resource, first_version);
+    additions.plan(&mut plan, &templates, &ctx, request.force)?;
     if resource.controller {
         rules::grant(&mut plan, &project, &request.record)?;
     }

@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde::Serialize;
 
-use super::files::Additions;
+use super::files;
 use super::{Request, TEMPLATES, context, rules};
 use crate::cli::CreateApiArgs;
 use crate::model::rust_names::RustModule;
@@ -190,8 +190,7 @@ pub fn plan(
     ctx.insert("own_kind", &own_kind);
     ctx.insert("controller", &controller);
     let mut plan = Plan::new(root);
-    Additions::of_second_controller(&resource, name)
-        .plan(&mut plan, &templates, &ctx, &resource, false)?;
+    files::of_second_controller(&resource, name).plan(&mut plan, &templates, &ctx, false)?;
     rules::grant_second(&mut plan, &project, &request.record)?;
 
     let added = request.record.entry;

@@ -31,7 +31,9 @@ use crate::manifests::admission::WEBHOOK_MANIFESTS;
 use crate::model::builtin::Builtin;
 use crate::model::{Flavor, Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
-use crate::scaffold::{Plan, Templates, markers, paths, project_context};
+use crate::scaffold::{
+    Additions, Entry, IfExists, Insert, Order, Plan, Templates, markers, paths, project_context,
+};
 
 /// The template folders `create webhook` renders from.
 const TEMPLATES: &[&str] = &["webhook/", "inserts/", "integration/"];
@@ -179,48 +181,47 @@ pub(super) fn plan(
     }
     // The admission webhooks live with the kind's version, each spoke's conversion with the
     // spoke (as kubebuilder's do), so that adding a spoke later touches no existing file.
+    // Each file is planned with its inserts, the order `--dry-run` has always listed them in.
+    let mut add = Additions::new(Order::EachFileWithItsInserts);
     let mut files = Vec::new();
     if admission {
-        let version_mod = version_module(&mut plan, &templates, &mut ctx, &resource.version)?;
-        let file = format!(
-            "src/webhook/{}/{}.rs",
-            resource.version, resource.module.file
+        let version = &resource.version;
+        add.add(version_module(version));
+        let file = format!("src/webhook/{version}/{}.rs", resource.module.file);
+        add.add(
+            Entry::template(file.clone(), "webhook/kind.rs", IfExists::Refuse)
+                .with("version", version)
+                .insert(
+                    version_mod_file(version),
+                    "kind-modules",
+                    "inserts/webhook_version_mod_kind.rs",
+                ),
         );
-        let text = templates.render("webhook/kind.rs", &ctx)?;
-        write(&mut plan, &file, text, force)?;
         files.push(file);
-        insert(
-            &mut plan,
-            &templates,
-            &ctx,
-            &version_mod,
-            "kind-modules",
-            "inserts/webhook_version_mod_kind.rs",
-        )?;
         // A built-in type's webhooks have no integration test: a valid object of any type
         // is more than a template can know. An external resource's have one if its CRD can
         // be read at build time (not from stdin).
         let test = match &resource.flavor {
-            _ if resource.has_crd() => Some("integration/webhooks.rs"),
+            _ if resource.has_crd() => Some(("integration/webhooks.rs", None)),
             Flavor::External { path, .. } if path != "-" => {
-                ctx.insert("crd_include", &crd_include(path));
-                Some("integration/external_webhooks.rs")
+                Some(("integration/external_webhooks.rs", Some(crd_include(path))))
             }
             _ => None,
         };
-        if let Some(test) = test {
-            let test = templates.render(test, &ctx)?;
-            let path = resource.webhooks_test_file();
-            integration_test(&mut plan, &templates, &ctx, path, test, force)?;
-            let module = "inserts/integration_webhooks.rs";
-            insert(
-                &mut plan,
-                &templates,
-                &ctx,
+        if let Some((template, crd_include)) = test {
+            add.add(Entry::template(
                 paths::INTEGRATION_TESTS,
-                "integration-tests",
-                module,
-            )?;
+                "integration/main.rs",
+                IfExists::Keep,
+            ));
+            let mut test =
+                Entry::template(resource.webhooks_test_file(), template, IfExists::Refuse)
+                    .with("version", version)
+                    .inserting(INTEGRATION_WEBHOOKS);
+            if let Some(crd_include) = crd_include {
+                test = test.with("crd_include", &crd_include);
+            }
+            add.add(test);
         }
     }
     // The version stored, which a conversion test creates its object in.
@@ -230,24 +231,26 @@ pub(super) fn plan(
         .map(|e| e.version.clone())
         .unwrap_or_else(|| resource.version.clone());
     for spoke in &request.spokes {
-        let version_mod = version_module(&mut plan, &templates, &mut ctx, spoke)?;
+        add.add(version_module(spoke));
         let same_fields = same_fields(&project, &entry, spoke);
-        ctx.insert(
-            "spoke",
-            &serde_json::json!({ "version": spoke, "same_fields": same_fields }),
-        );
+        let spoke_vars = serde_json::json!({ "version": spoke, "same_fields": same_fields });
         let file = format!("src/webhook/{spoke}/{}_conversion.rs", resource.module.file);
-        let text = templates.render("webhook/conversion.rs", &ctx)?;
-        write(&mut plan, &file, text, force)?;
+        add.add(
+            Entry::template(file.clone(), "webhook/conversion.rs", IfExists::Refuse)
+                .with("version", spoke)
+                .with("spoke", &spoke_vars)
+                .insert(
+                    version_mod_file(spoke),
+                    "kind-modules",
+                    "inserts/webhook_version_mod_conversion.rs",
+                ),
+        );
         files.push(file);
-        insert(
-            &mut plan,
-            &templates,
-            &ctx,
-            &version_mod,
-            "kind-modules",
-            "inserts/webhook_version_mod_conversion.rs",
-        )?;
+        add.add(Entry::template(
+            paths::INTEGRATION_TESTS,
+            "integration/main.rs",
+            IfExists::Keep,
+        ));
         // Created in the version stored, read in the spoke (or the hub, if the spoke is the
         // version stored).
         let target = if *spoke == stored {
@@ -255,23 +258,19 @@ pub(super) fn plan(
         } else {
             spoke
         };
-        ctx.insert(
-            "conversion_test",
-            &serde_json::json!({ "source": stored, "target": target }),
-        );
-        let test = templates.render("integration/conversion.rs", &ctx)?;
         let path = resource.conversion_test_file(spoke);
-        integration_test(&mut plan, &templates, &ctx, path, test, force)?;
-        let module = "inserts/integration_conversion.rs";
-        insert(
-            &mut plan,
-            &templates,
-            &ctx,
-            paths::INTEGRATION_TESTS,
-            "integration-tests",
-            module,
-        )?;
+        add.add(
+            Entry::template(path, "integration/conversion.rs", IfExists::Refuse)
+                .with("version", spoke)
+                .with("spoke", &spoke_vars)
+                .with(
+                    "conversion_test",
+                    &serde_json::json!({ "source": stored, "target": target }),
+                )
+                .inserting(INTEGRATION_CONVERSION),
+        );
     }
+    add.plan(&mut plan, &templates, &ctx, force)?;
     // The registrations this command adds, even where the user had deleted them.
     let added = registrations(
         &entry,
@@ -393,71 +392,40 @@ fn list_registrations(plan: &mut Plan, project: &Project, added: &[String]) -> R
     })
 }
 
-/// The module of `version`'s webhooks, `src/webhook/<version>/mod.rs`: made, and listed in
-/// `src/webhook/mod.rs`, if it is the version's first webhook.
-fn version_module(
-    plan: &mut Plan,
-    templates: &Templates,
-    ctx: &mut tera::Context,
-    version: &Version,
-) -> Result<String> {
-    ctx.insert("version", version);
-    let file = format!("src/webhook/{version}/mod.rs");
-    if !plan.exists(&file) {
-        plan.create(
-            file.clone(),
-            templates.render("webhook/version_mod.rs", ctx)?,
-        )?;
-    }
-    insert(
-        plan,
-        templates,
-        ctx,
-        WEBHOOK_MOD,
-        "webhook-modules",
-        "inserts/webhook_mod_version.rs",
-    )?;
-    Ok(file)
+/// Lists a version's webhook module in `src/webhook/mod.rs`.
+const WEBHOOK_MODULE: Insert = Insert::at(
+    WEBHOOK_MOD,
+    "webhook-modules",
+    "inserts/webhook_mod_version.rs",
+);
+
+/// Lists a kind's admission webhook test among the integration tests.
+const INTEGRATION_WEBHOOKS: Insert = Insert::at(
+    paths::INTEGRATION_TESTS,
+    "integration-tests",
+    "inserts/integration_webhooks.rs",
+);
+
+/// Lists a spoke's conversion test among the integration tests.
+const INTEGRATION_CONVERSION: Insert = Insert::at(
+    paths::INTEGRATION_TESTS,
+    "integration-tests",
+    "inserts/integration_conversion.rs",
+);
+
+/// `src/webhook/<version>/mod.rs`, the module of `version`'s webhooks.
+fn version_mod_file(version: &Version) -> String {
+    format!("src/webhook/{version}/mod.rs")
 }
 
-/// Creates the integration test `path` (and the tests' `main.rs` if this is the first), or
-/// rewrites it with `force`.
-fn integration_test(
-    plan: &mut Plan,
-    templates: &Templates,
-    ctx: &tera::Context,
-    path: String,
-    text: String,
-    force: bool,
-) -> Result<()> {
-    if !plan.exists(paths::INTEGRATION_TESTS) {
-        let main = templates.render("integration/main.rs", ctx)?;
-        plan.create(paths::INTEGRATION_TESTS.to_owned(), main)?;
-    }
-    write(plan, &path, text, force)
-}
-
-/// Creates `path`, or rewrites it with `force`.
-fn write(plan: &mut Plan, path: &str, text: String, force: bool) -> Result<()> {
-    if force && plan.exists(path) {
-        plan.overwrite(path.to_owned(), text)
-    } else {
-        plan.create(path.to_owned(), text)
-    }
-}
-
-/// Inserts `template` before `marker` in `file`.
-fn insert(
-    plan: &mut Plan,
-    templates: &Templates,
-    ctx: &tera::Context,
-    file: &str,
-    marker: &'static str,
-    template: &str,
-) -> Result<()> {
-    let text = templates.render(template, ctx)?;
-    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    plan.update(file.to_owned(), |content| {
-        markers::insert(content, file, marker, &lines)
-    })
+/// The module of `version`'s webhooks: made if it is the version's first webhook, and listed
+/// in `src/webhook/mod.rs`.
+fn version_module(version: &Version) -> Entry {
+    Entry::template(
+        version_mod_file(version),
+        "webhook/version_mod.rs",
+        IfExists::Keep,
+    )
+    .with("version", version)
+    .inserting(WEBHOOK_MODULE)
 }

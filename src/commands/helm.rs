@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::project::Project;
-use crate::scaffold::{Plan, Templates};
+use crate::scaffold::{Additions, Entry, IfExists, Order, Plan, Templates};
 
 /// The plugin's name on the command line, as kubebuilder spells it.
 pub const PLUGIN: &str = "helm/v2-alpha";
@@ -65,6 +65,7 @@ pub fn plan(
     ctx.insert("app_version", &app_version(plan)?);
     let templates = Templates::load(&["helm/", "inserts/helm_makefile", "inserts/readme_helm"])?;
     let chart_name = project.project_name.as_ref();
+    let mut add = Additions::new(Order::EachFileWithItsInserts);
     for name in templates.names("helm/") {
         let path = format!("{CHART}/{}", name.trim_start_matches("helm/"));
         // The helpers are named after the chart, so that a parent chart's never clash with
@@ -72,11 +73,16 @@ pub fn plan(
         let text = templates
             .render(&name, &ctx)?
             .replace("<chart>", chart_name);
-        if path == chart_yaml && plan.exists(&path) {
-            continue;
-        }
-        plan.overwrite(path, text)?;
+        // Chart.yaml is kept once written: its version is the user's to bump.
+        let if_exists = if path == chart_yaml {
+            IfExists::Keep
+        } else {
+            IfExists::Refuse
+        };
+        add.add(Entry::text(path, text, if_exists));
     }
+    // Forced: an existing chart was refused above unless --force was given.
+    add.plan(plan, &templates, &ctx, true)?;
     let mut notes = Vec::new();
     if plan.exists(MAKEFILE) {
         let section = templates.render("inserts/helm_makefile", &ctx)?;

@@ -275,3 +275,89 @@ impl Entry {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two version modules from one template, each with its own `version`, each listed in
+    /// the file the first creates: the overlay, and an insert into a file planned just before.
+    #[test]
+    fn entries_render_with_their_own_variables_and_insert_into_files_made_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let templates = Templates::load(&["webhook/", "inserts/"]).unwrap();
+        let mut ctx = tera::Context::new();
+        ctx.insert("header", "");
+        let mut add = Additions::new(Order::EachFileWithItsInserts);
+        add.add(Entry::text(
+            "mod.rs",
+            "// +rbuilder:scaffold:webhook-modules\n".into(),
+            IfExists::Keep,
+        ));
+        for version in ["v1", "v2"] {
+            add.add(
+                Entry::template(
+                    format!("{version}/mod.rs"),
+                    "webhook/version_mod.rs",
+                    IfExists::Keep,
+                )
+                .with("version", &version)
+                .inserting(Insert::at(
+                    "mod.rs",
+                    "webhook-modules",
+                    "inserts/webhook_mod_version.rs",
+                )),
+            );
+        }
+        let mut plan = Plan::new(dir.path());
+        add.plan(&mut plan, &templates, &ctx, false).unwrap();
+        let v2 = plan.read("v2/mod.rs").unwrap().unwrap();
+        assert!(
+            v2.starts_with("//! The webhooks of the kinds of version v2."),
+            "{v2}"
+        );
+        let listed = plan.read("mod.rs").unwrap().unwrap();
+        assert_eq!(
+            listed,
+            "pub mod v1;\npub mod v2;\n// +rbuilder:scaffold:webhook-modules\n"
+        );
+        assert!(
+            ctx.get("version").is_none(),
+            "the command's variables are left as they were"
+        );
+    }
+
+    /// What each rule does with a file that exists: Keep leaves it, Rewrite writes it again,
+    /// Refuse fails unless forced.
+    #[test]
+    fn if_exists_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["keep", "rewrite", "refuse"] {
+            std::fs::write(dir.path().join(file), "old").unwrap();
+        }
+        let templates = Templates::load(&["inserts/"]).unwrap();
+        let ctx = tera::Context::new();
+        let additions = |rule: IfExists, file: &str| {
+            let mut add = Additions::new(Order::FilesFirst);
+            add.add(Entry::text(file, "new".into(), rule));
+            add
+        };
+        let mut plan = Plan::new(dir.path());
+        additions(IfExists::Keep, "keep")
+            .plan(&mut plan, &templates, &ctx, false)
+            .unwrap();
+        additions(IfExists::Rewrite, "rewrite")
+            .plan(&mut plan, &templates, &ctx, false)
+            .unwrap();
+        assert_eq!(plan.describe(), "   update rewrite\n");
+        let refuse = additions(IfExists::Refuse, "refuse");
+        refuse.plan(&mut plan, &templates, &ctx, true).unwrap();
+        assert_eq!(plan.overwritten(), ["refuse"]);
+        let mut plan = Plan::new(dir.path());
+        refuse.plan(&mut plan, &templates, &ctx, false).unwrap();
+        assert!(
+            plan.check().is_err(),
+            "creating a file that exists fails when applied"
+        );
+    }
+}

@@ -6,7 +6,7 @@ use super::WEBHOOK_MANIFESTS;
 use crate::manifests::{AdmissionWebhook, crd_with_conversion, webhook_configurations};
 use crate::model::Resource;
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
-use crate::scaffold::{Plan, Templates, paths};
+use crate::scaffold::{Additions, Entry, IfExists, Order, Plan, Templates, paths};
 
 /// The webhook configurations, and the conversion of the kind's CRD, as `make manifests` writes
 /// them from the code.
@@ -72,6 +72,8 @@ pub(super) fn plan_kustomize(
     project: &Project,
 ) -> Result<()> {
     plan_webhook_kustomization(plan, templates, ctx, project)?;
+    // Written by the project's first webhook, the user's after that.
+    let mut add = Additions::new(Order::EachFileWithItsInserts);
     for (template, path) in [
         (
             "kustomizeconfig.yaml",
@@ -88,11 +90,10 @@ pub(super) fn plan_kustomize(
             "config/network-policy/allow-webhook-traffic.yaml",
         ),
     ] {
-        if !plan.exists(path) {
-            let text = templates.render(&format!("webhook/config/{template}"), ctx)?;
-            plan.create(path.to_owned(), text)?;
-        }
+        let template = format!("webhook/config/{template}");
+        add.add(Entry::template(path, template, IfExists::Keep));
     }
+    add.plan(plan, templates, ctx, false)?;
     plan_replacements(plan, templates, ctx, project)?;
 
     plan.update(paths::DEFAULT_KUSTOMIZATION.to_owned(), |text| {

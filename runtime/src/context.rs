@@ -1,20 +1,25 @@
-//! What every reconcile gets besides its object: the client, Events, the watched namespace.
+//! What every reconcile gets besides its object: the client, Events, the watched namespace, the
+//! caches of what its controller watches.
 
 use std::fmt::Debug;
 use std::sync::Arc;
 
+use futures::Stream;
 use kube::api::{Patch, PatchParams};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::warn;
 
+use crate::cache::Caches;
 use crate::events::{self, Event, Recorder};
 use crate::metrics::Metrics;
 
-/// What each reconciler gets besides the object: built once by the manager, shared (in an
-/// `Arc`) by all controllers.
+/// What each reconciler gets besides the object: built once by the manager; each controller
+/// gets a copy (in an `Arc`) with caches of its own.
 #[derive(Clone)]
 pub struct Context {
     /// Client for the Kubernetes API.
@@ -27,6 +32,8 @@ pub struct Context {
     field_manager: String,
     recorder: Arc<Recorder>,
     pub(crate) metrics: Metrics,
+    /// The caches that [`cache`](Self::cache) fills, for [`cached`](Self::cached).
+    pub(crate) caches: Arc<Caches>,
 }
 
 impl Context {
@@ -39,7 +46,78 @@ impl Context {
             watch_namespace,
             field_manager,
             metrics: Metrics::default(),
+            caches: Arc::default(),
         }
+    }
+
+    /// This context for one controller: the same client, Events and metrics, no caches yet.
+    pub(crate) fn for_controller(&self) -> Self {
+        Self {
+            caches: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Watches the `K`s that `api` lists with `config`, keeps them in a cache that
+    /// [`cached`](Self::cached) reads, and returns the watch for the controller to be triggered
+    /// by: in [`Reconciler::watches`](crate::Reconciler::watches),
+    /// `controller.owns_stream(ctx.cache(api, config))` (or `watches_stream`, with a mapper).
+    /// One watch then both triggers reconciles and fills the cache, so reconciles read the
+    /// objects from memory instead of sending a GET each.
+    ///
+    /// The cached objects have no `managedFields` (most of an object's size). The controller
+    /// waits for the cache's first list before its first reconcile, so that a reconcile never
+    /// takes an object missing from a cache still being filled for one that does not exist.
+    /// One cache per kind: a second call for `K` replaces the first's cache (its watch still
+    /// triggers reconciles).
+    pub fn cache<K>(
+        &self,
+        api: Api<K>,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    {
+        let (store, writer) = reflector::store();
+        self.caches.insert(store);
+        watcher(api, config)
+            // A watch that fails (e.g. a missing RBAC rule) is retried with a growing delay,
+            // not in a tight loop.
+            .default_backoff()
+            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
+            .reflect(writer)
+            // Deletions too: a deleted Deployment must reconcile its owner, to put it back.
+            .touched_objects()
+    }
+
+    /// The cache of `K`s that [`cache`](Self::cache) keeps, if this controller keeps one.
+    ///
+    /// A cache lags the cluster by the watch's delay: an object may be missing from it that was
+    /// just created, or be there as it was before a change or deletion. Each such change sends
+    /// a watch event that reconciles again, so a reconcile that acts on a stale object must only
+    /// make a change that the API server refuses when it is based on a stale read (e.g. a uid
+    /// or resourceVersion precondition), or one that the next reconcile puts right.
+    pub fn cached<K>(&self) -> Option<Store<K>>
+    where
+        K: Resource<DynamicType = ()> + Clone + 'static,
+    {
+        self.caches.get::<K>()
+    }
+
+    /// Fills the cache of `K`s with `objects`, as if [`cache`](Self::cache) had listed them: for
+    /// unit tests of reconcilers that read it.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn cache_of<K>(&self, objects: impl IntoIterator<Item = K>)
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        let (store, mut writer) = reflector::store();
+        writer.apply_watcher_event(&watcher::Event::Init);
+        for obj in objects {
+            writer.apply_watcher_event(&watcher::Event::InitApply(obj));
+        }
+        writer.apply_watcher_event(&watcher::Event::InitDone);
+        self.caches.insert(store);
     }
 
     /// This context with `metrics` (the manager's, which `/metrics` serves).
@@ -112,16 +190,34 @@ impl Context {
     /// the value is first applied by a field manager of its own, `<field manager>-released`,
     /// which keeps it; whoever changes it next (an HPA, `kubectl scale`) takes it over. Call it
     /// before the apply that leaves the field out; it does nothing unless this operator's
-    /// applies own the field.
+    /// applies own the field. Returns the object as released, if it released the field (its
+    /// resourceVersion is new).
+    ///
+    /// Who owns the field is in `obj`'s `managedFields`; an object without them (one from a
+    /// [cache](Self::cache), which drops them) is read again from the API server, and left
+    /// alone if it is another object by now (the apply that follows, which should carry the
+    /// cached object's uid, is then refused, and the reconcile retried).
     pub async fn release_field<K>(
         &self,
         api: &Api<K>,
         obj: &K,
         path: &[&str],
-    ) -> Result<(), kube::Error>
+    ) -> Result<Option<K>, kube::Error>
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Serialize,
     {
+        let fresh;
+        let obj = if obj.meta().managed_fields.is_some() {
+            obj
+        } else {
+            match api.get_opt(&obj.name_any()).await? {
+                Some(read) if read.meta().uid == obj.meta().uid => {
+                    fresh = read;
+                    &fresh
+                }
+                _ => return Ok(None),
+            }
+        };
         let applied_by_us = obj.meta().managed_fields.iter().flatten().any(|entry| {
             let fields = entry.fields_v1.as_ref().map(|fields| &fields.0);
             let owned = fields.and_then(|fields| {
@@ -135,7 +231,7 @@ impl Context {
         let pointer = format!("/{}", path.join("/"));
         let value = serde_json::to_value(obj).map_err(kube::Error::SerdeError)?;
         let Some(value) = value.pointer(&pointer).filter(|_| applied_by_us) else {
-            return Ok(());
+            return Ok(None);
         };
         // The field alone, in the object's place.
         let field = path.iter().rev().fold(
@@ -153,9 +249,10 @@ impl Context {
         }
         // Not forced: the same value as now conflicts with no one.
         let released = PatchParams::apply(&format!("{}-released", self.field_manager));
-        api.patch(&obj.name_any(), &released, &Patch::Apply(patch))
+        let released = api
+            .patch(&obj.name_any(), &released, &Patch::Apply(patch))
             .await?;
-        Ok(())
+        Ok(Some(released))
     }
 
     /// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace

@@ -6,6 +6,8 @@
 //! - it adds the reconciler's finalizer, then calls [`Reconciler::apply`] for every change (and
 //!   whatever [`Reconciler::watches`] adds), and [`Reconciler::cleanup`] once the object is
 //!   being deleted, then removes the finalizer;
+//! - each controller has a [`Context`] of its own, whose caches ([`Context::cache`]) it waits
+//!   for before reconciling (kube's `Controller` waits only for the cache of its own kind);
 //! - it counts and times every reconcile (`/metrics`), and shows a failure on the object as a
 //!   Warning Event and in the log;
 //! - it retries a failure after a delay that doubles with each failure in a row, from
@@ -37,6 +39,7 @@ use tracing::{debug, info, warn};
 pub use kube::runtime::controller::{Action, Controller};
 
 use crate::Context;
+use crate::cache::{self, NotSynced};
 use crate::context::Scope;
 use crate::errors::{error_chain, is_deletion_in_progress, is_gone};
 use crate::events;
@@ -100,7 +103,8 @@ pub trait Reconciler: 'static {
     fn rbac_rules() -> Vec<PolicyRule>;
 
     /// Adds what else triggers a reconcile, e.g. `controller.owns(...)` for the objects the
-    /// controller creates.
+    /// controller creates, or `controller.owns_stream(ctx.cache(...))` to also keep them in a
+    /// cache that `apply` reads with [`Context::cached`] (see [`Context::cache`]).
     fn watches(
         controller: Controller<Self::Resource>,
         ctx: &Context,
@@ -146,6 +150,8 @@ fn run_boxed<R: Reconciler>(
     ctx: Arc<Context>,
     shutdown: CancellationToken,
 ) -> BoxFuture<'static, Result<(), kube::Error>> {
+    // A context of its own: the caches its `watches` makes are this controller's.
+    let ctx = Arc::new(ctx.for_controller());
     Box::pin(run::<R>(Driver::new(ctx), shutdown))
 }
 
@@ -261,6 +267,9 @@ pub enum Failure<E: std::error::Error + 'static> {
     /// The object is not one the API server would send (no name).
     #[error("{0}")]
     Invalid(&'static str),
+    /// A cache of the controller has not been filled yet (see [`Context::cache`]).
+    #[error(transparent)]
+    NotSynced(#[from] NotSynced),
     /// The reconciler panicked; the manager goes on, and retries.
     #[error("the reconciler panicked: {0}")]
     Panic(String),
@@ -289,6 +298,8 @@ pub(crate) async fn reconcile<R: Reconciler>(
     let ctx = &driver.ctx;
     let _worker = ctx.metrics.worker(R::NAME);
     let reconciled = async {
+        // Before its first list, a cache would say that nothing exists.
+        ctx.caches.synced(cache::SYNC_TIMEOUT).await?;
         match R::FINALIZER {
             Some(name) => with_finalizer::<R>(obj.clone(), ctx, name).await,
             None => R::apply(obj.clone(), ctx.clone())
@@ -329,6 +340,7 @@ pub(crate) async fn reconcile<R: Reconciler>(
                 Failure::Apply(error) => R::failure_reason(error),
                 Failure::Cleanup(_) => events::CLEANUP_FAILED,
                 Failure::Finalizer { .. } | Failure::Invalid(_) => events::FINALIZER_FAILED,
+                Failure::NotSynced(_) => events::NOT_SYNCED,
                 Failure::Panic(_) => events::RECONCILE_PANICKED,
             };
             let note = error_chain(failure);

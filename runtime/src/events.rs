@@ -214,6 +214,8 @@ pub const CLEANUP_FAILED: &str = "CleanupFailed";
 pub const FINALIZER_FAILED: &str = "FinalizerFailed";
 /// The reason of a reconcile that panicked.
 pub const RECONCILE_PANICKED: &str = "ReconcilePanicked";
+/// The reason of a reconcile that could not wait any longer for its controller's caches.
+pub const NOT_SYNCED: &str = "CacheNotSynced";
 
 /// A Warning Event with `reason` saying why a reconcile failed.
 pub(crate) fn failure(reason: &str, note: String) -> Event {

@@ -24,6 +24,7 @@
 
 pub mod admission;
 pub mod applied;
+pub mod cache;
 #[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;

@@ -3,7 +3,8 @@
 //!
 //! The Deployment is controlled by its Memcached (a controller owner reference) and
 //! watched, so a Deployment that is deleted, or whose fields set here are edited by hand, is
-//! put back at once. A Deployment of the same name that the Memcached does not control
+//! put back at once. The watch also keeps the Deployments in a cache, which reconciles read
+//! instead of asking the API server (see `find_deployment`). A Deployment of the same name that the Memcached does not control
 //! is never touched, unless this operator made it for a Memcached of that name and an
 //! orphaning deletion (`kubectl delete --cascade=orphan`) left it behind: then it is adopted.
 //! The runtime does the rest: the finalizer, retries, metrics, and a Warning Event for each
@@ -21,8 +22,9 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
-use kube::{Resource, ResourceExt};
+use kube::{Api, Resource, ResourceExt};
 use rbuilder_runtime::applied;
 use rbuilder_runtime::conditions::condition;
 use rbuilder_runtime::controller::{Action, Controller};
@@ -52,10 +54,10 @@ impl Reconciler for MemcachedReconciler {
         let name = obj.name_any();
         let mut desired = deployment(&obj, ctx.field_manager())?;
         applied::mark(&mut desired).map_err(kube::Error::SerdeError)?;
-        let existing = deployments.get_opt(&name).await?;
+        let existing = find_deployment(&ctx, &deployments, &obj).await?;
         // Server-side apply, to create the Deployment too: one entry of this operator then
         // owns every field set here, and a field this code stops setting is removed.
-        let params = match &existing {
+        let params = match existing.as_deref() {
             // What this code sets is there as it set it: most reconciles (a status change of
             // the Deployment, a resync) end here, without a write.
             Some(existing)
@@ -73,12 +75,19 @@ impl Reconciler for MemcachedReconciler {
                     || is_orphan_of(existing, &obj, ctx.field_manager()) =>
             {
                 // The uid makes it apply to that very Deployment: one created in its place
-                // meanwhile is refused, not taken over.
+                // meanwhile is refused, not taken over. The resourceVersion makes it apply to
+                // the Deployment as read (the cache may lag): if it changed since, e.g. someone
+                // else took it, the apply is refused (409) and retried with what it became.
                 desired.metadata.uid = existing.metadata.uid.clone();
+                desired.metadata.resource_version = existing.metadata.resource_version.clone();
                 if desired.spec.replicas.is_none() {
                     // spec.replicas unset: the Deployment keeps its count for whoever scales it.
                     let replicas = ["spec", "replicas"];
-                    ctx.release_field(&deployments, existing, &replicas).await?;
+                    let released = ctx.release_field(&deployments, existing, &replicas);
+                    if let Some(released) = released.await? {
+                        // The release changed the Deployment: apply to it as released.
+                        desired.metadata.resource_version = released.metadata.resource_version;
+                    }
                 }
                 // Forced: the fields set here are put back to these values (those that others
                 // set, e.g. an added env var, stay theirs).
@@ -99,7 +108,7 @@ impl Reconciler for MemcachedReconciler {
         let applied = deployments
             .patch(&name, &params, &Patch::Apply(&desired))
             .await?;
-        let change = match &existing {
+        let change = match existing.as_deref() {
             None => Some(("Created", format!("Created Deployment {name}"))),
             Some(orphan) if !is_controlled_by(orphan, &obj) => {
                 Some(("Adopted", format!("Adopted Deployment {name}")))
@@ -130,7 +139,7 @@ impl Reconciler for MemcachedReconciler {
         let name = obj.name_any();
         // Only the Deployment this Memcached controls, and only that very object (the
         // uid precondition): one of the same name that belongs to someone else stays.
-        let Some(deployment) = deployments.get_opt(&name).await? else {
+        let Some(deployment) = find_deployment(&ctx, &deployments, &obj).await? else {
             return Ok(Action::await_change());
         };
         if !is_controlled_by(&deployment, &obj) {
@@ -143,17 +152,20 @@ impl Reconciler for MemcachedReconciler {
             format!("Deleting Deployment {name}"),
         )
         .await;
+        // The resourceVersion too: the Deployment as read (the cache may lag), not one that
+        // someone else has taken since. A 409 (replaced, or changed since) fails the cleanup;
+        // the retry reads it again, and leaves it if it is not ours any more.
         let params = DeleteParams {
             preconditions: Some(Preconditions {
                 uid: deployment.uid(),
-                resource_version: None,
+                resource_version: deployment.resource_version(),
             }),
             ..DeleteParams::default()
         };
         match deployments.delete(&name, &params).await {
             Ok(_) => {}
-            // Already gone (404), or replaced by another object of that name (409): not ours.
-            Err(kube::Error::Api(status)) if status.is_not_found() || status.code == 409 => {}
+            // Already gone: what the deletion was for.
+            Err(kube::Error::Api(status)) if status.is_not_found() => {}
             Err(error) => return Err(error.into()),
         }
         Ok(Action::await_change())
@@ -175,15 +187,16 @@ impl Reconciler for MemcachedReconciler {
         ]
     }
 
-    /// A change to a Deployment reconciles its Memcached. Only the Deployments this
-    /// operator labels as its own are watched, not every Deployment in the cluster.
+    /// A change to a Deployment reconciles its Memcached, and the same watch keeps
+    /// the Deployments in the cache `find_deployment` reads. Only the Deployments this operator
+    /// labels as its own are watched, not every Deployment in the cluster.
     fn watches(
         controller: Controller<Self::Resource>,
         ctx: &Context,
     ) -> Controller<Self::Resource> {
         let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
         let config = watcher::Config::default().labels(&managed);
-        controller.owns(ctx.api::<Deployment>(), config)
+        controller.owns_stream(ctx.cache(ctx.api::<Deployment>(), config))
     }
 
     fn failure_reason(error: &Error) -> &'static str {
@@ -227,6 +240,36 @@ pub enum Error {
 
     #[error("Deployment {name} {whose}: rename the Memcached or delete that Deployment")]
     DeploymentTaken { name: String, whose: String },
+}
+
+/// The Deployment of `obj`'s name: from the controller's cache when it is there, else read
+/// from the API server.
+///
+/// The cache holds only the Deployments labelled as this operator's (see `watches`), so it
+/// lacks one that does not exist, one that someone else made (which must be seen, to be
+/// refused, not applied to), and one made too recently for the watch to have brought it. The
+/// read tells these apart; it is rare: a creation, a refusal. A reconcile that finds the
+/// Deployment as it applied it (most of them) sends no request for it.
+///
+/// A cached Deployment may lag the cluster, which costs at most a retry or an extra apply:
+/// - every write based on it (the apply, the deletion) carries its uid and resourceVersion,
+///   so the API server refuses it if the Deployment changed since (409), and the reconcile is
+///   retried with what it became;
+/// - a change it does not show yet (an edit by hand, a new status) brings a watch event,
+///   hence another reconcile, once the cache holds it: a reconcile that saw the old state and
+///   sent no apply, or a status that is one step behind, is followed by one that sees the new.
+async fn find_deployment(
+    ctx: &Context,
+    deployments: &Api<Deployment>,
+    obj: &v1alpha1::Memcached,
+) -> Result<Option<Arc<Deployment>>, Error> {
+    let name = obj.name_any();
+    let key = ObjectRef::new(&name).within(&obj.namespace().unwrap_or_default());
+    let cached = ctx.cached::<Deployment>().and_then(|cache| cache.get(&key));
+    match cached {
+        Some(deployment) => Ok(Some(deployment)),
+        None => Ok(deployments.get_opt(&name).await?.map(Arc::new)),
+    }
 }
 
 /// Whether `obj` is the controller owner of `deployment`.

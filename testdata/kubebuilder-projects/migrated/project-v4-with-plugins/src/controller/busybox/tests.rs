@@ -13,7 +13,8 @@
 // limitations under the License.
 
 //! Unit tests of the Busybox controller, against a mocked API server: each test
-//! scripts the requests the controller must send and the API server's answers.
+//! fills the controller's cache of Deployments, and scripts the requests the controller must
+//! send and the API server's answers.
 
 use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry, Time};
@@ -52,6 +53,7 @@ fn stored(obj: &v1alpha1::Busybox, generation: i64) -> Deployment {
     let mut deployment = deployment(obj, MANAGER).expect("deployment");
     deployment.metadata.uid = Some("d-1".into());
     deployment.metadata.generation = Some(generation);
+    deployment.metadata.resource_version = Some("41".into());
     deployment
 }
 
@@ -79,16 +81,19 @@ fn someone_elses(owner_uid: Option<&str>) -> Deployment {
 }
 
 /// Runs `apply` (or `cleanup`, with `deleting`) on `obj` against `script`, which plays
-/// the API server.
+/// the API server, with `cached` in the controller's cache of Deployments (the watch's cache
+/// holds only those labelled as this operator's).
 async fn reconcile_with<F>(
     obj: v1alpha1::Busybox,
     deleting: bool,
+    cached: Option<Deployment>,
     script: impl FnOnce(ApiServer) -> F,
 ) -> Result<Action, Error>
 where
     F: Future<Output = ()> + Send + 'static,
 {
     let (ctx, server) = mock_context();
+    ctx.cache_of(cached);
     let server = tokio::spawn(script(server));
     let obj = Arc::new(obj);
     let result = if deleting {
@@ -157,7 +162,9 @@ fn unset_replicas_are_left_to_whoever_scales_the_deployment() {
 /// the Deployment's fields.
 #[tokio::test]
 async fn a_missing_deployment_is_created_by_an_apply() {
-    reconcile_with(test_object("podinfo:1"), false, |mut server| async move {
+    let obj = test_object("podinfo:1");
+    reconcile_with(obj, false, None, |mut server| async move {
+        // Not in the cache: read, to tell it from a Deployment that someone else made.
         let not_found = status_error(404, "NotFound");
         server.expect(Method::GET, DEPLOYMENT, 404, not_found).await;
         let created = server.echo(Method::PATCH, DEPLOYMENT).await;
@@ -179,16 +186,17 @@ async fn a_missing_deployment_is_created_by_an_apply() {
 async fn a_changed_image_is_applied_to_that_very_deployment() {
     let old = stored(&test_object("podinfo:1"), 1);
     let new = stored(&test_object("podinfo:2"), 2);
-    let action = reconcile_with(test_object("podinfo:2"), false, |mut server| async move {
-        server
-            .expect(Method::GET, DEPLOYMENT, 200, json!(old))
-            .await;
+    let obj = test_object("podinfo:2");
+    let action = reconcile_with(obj, false, Some(old), |mut server| async move {
+        // Read from the cache: the apply is the first request.
         let applied = server
             .expect(Method::PATCH, DEPLOYMENT, 200, json!(new))
             .await;
         assert_eq!(container(&applied)["image"], "podinfo:2");
-        // The uid of the Deployment read: the API server refuses the apply if it was replaced.
+        // The uid and resourceVersion of the Deployment read: the API server refuses the apply
+        // if it was replaced, or changed since the cache saw it.
         assert_eq!(applied["metadata"]["uid"], "d-1");
+        assert_eq!(applied["metadata"]["resourceVersion"], "41");
         let event = server.echo(Method::POST, EVENTS).await;
         assert_eq!(event["reason"], "Updated");
         let stored = json!(test_object("podinfo:2"));
@@ -218,10 +226,10 @@ fn applied_before(obj: &v1alpha1::Busybox) -> Deployment {
 #[tokio::test]
 async fn a_deployment_as_applied_is_not_applied_again() {
     let obj = test_object("podinfo:1");
-    let existing = json!(applied_before(&obj));
-    let action = reconcile_with(obj, false, |mut server| async move {
-        server.expect(Method::GET, DEPLOYMENT, 200, existing).await;
-        // No PATCH of the Deployment, no Event: the script ends with the status.
+    let existing = applied_before(&obj);
+    let action = reconcile_with(obj, false, Some(existing), |mut server| async move {
+        // No request for the Deployment at all (it is in the cache), no Event: the script
+        // ends with the status.
         let stored = json!(test_object("podinfo:1"));
         server
             .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
@@ -239,12 +247,9 @@ async fn a_deployment_edited_by_hand_is_applied_back() {
     let mut edited = applied_before(&obj);
     let pod = edited.spec.template.spec.as_mut().expect("a pod template");
     pod.containers[0].image = Some("podinfo:edited".into());
-    let edited = json!(edited);
-    reconcile_with(obj, false, |mut server| async move {
-        server
-            .expect(Method::GET, DEPLOYMENT, 200, edited.clone())
-            .await;
-        let applied = server.expect(Method::PATCH, DEPLOYMENT, 200, edited).await;
+    let answer = json!(edited);
+    reconcile_with(obj, false, Some(edited), |mut server| async move {
+        let applied = server.expect(Method::PATCH, DEPLOYMENT, 200, answer).await;
         assert_eq!(container(&applied)["image"], "podinfo:1");
         let stored = json!(test_object("podinfo:1"));
         server
@@ -257,14 +262,20 @@ async fn a_deployment_edited_by_hand_is_applied_back() {
 
 #[tokio::test]
 async fn a_deployment_it_does_not_control_is_left_alone_and_the_status_says_why() {
-    for (theirs, says) in [
-        (deployment_of(Some("5678")), "is controlled by"),
-        (someone_elses(Some("5678")), "is controlled by"),
-        (someone_elses(None), "has no controller"),
+    // Labelled as this operator's, the Deployment is in the cache; someone else's is not, and
+    // is read.
+    for (theirs, labelled, says) in [
+        (deployment_of(Some("5678")), true, "is controlled by"),
+        (someone_elses(Some("5678")), false, "is controlled by"),
+        (someone_elses(None), false, "has no controller"),
     ] {
+        let cached = labelled.then(|| theirs.clone());
         let theirs = json!(theirs);
-        let result = reconcile_with(test_object("podinfo:1"), false, |mut server| async move {
-            server.expect(Method::GET, DEPLOYMENT, 200, theirs).await;
+        let obj = test_object("podinfo:1");
+        let result = reconcile_with(obj, false, cached, |mut server| async move {
+            if !labelled {
+                server.expect(Method::GET, DEPLOYMENT, 200, theirs).await;
+            }
             let stored = json!(test_object("podinfo:1"));
             let status = server
                 .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
@@ -292,7 +303,8 @@ async fn a_deployment_it_does_not_control_is_left_alone_and_the_status_says_why(
 
 #[tokio::test]
 async fn an_api_error_fails_the_reconcile() {
-    let result = reconcile_with(test_object("podinfo:1"), false, |mut server| async move {
+    let obj = test_object("podinfo:1");
+    let result = reconcile_with(obj, false, None, |mut server| async move {
         let error = status_error(500, "InternalError");
         server.expect(Method::GET, DEPLOYMENT, 500, error).await;
     })
@@ -309,9 +321,9 @@ async fn an_api_error_fails_the_reconcile() {
 /// orphaning deletion (no controller any more), is adopted: applied to, owner reference and all.
 #[tokio::test]
 async fn an_orphan_it_made_is_adopted() {
-    let orphan = json!(deployment_of(None));
-    reconcile_with(test_object("podinfo:2"), false, |mut server| async move {
-        server.expect(Method::GET, DEPLOYMENT, 200, orphan).await;
+    let orphan = deployment_of(None);
+    let obj = test_object("podinfo:2");
+    reconcile_with(obj, false, Some(orphan), |mut server| async move {
         let applied = server.echo(Method::PATCH, DEPLOYMENT).await;
         assert_eq!(applied["metadata"]["uid"], "d-1");
         assert_eq!(applied["metadata"]["ownerReferences"][0]["uid"], "1234");
@@ -333,26 +345,32 @@ async fn an_orphan_it_made_is_adopted() {
 async fn unset_replicas_are_released_at_their_count() {
     let mut obj = test_object("podinfo:1");
     obj.spec.replicas = None;
-    let mut existing = stored(&test_object("podinfo:1"), 1);
-    existing.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
+    // The cache drops managedFields, which tell who owns the replicas: they are read.
+    let cached = stored(&test_object("podinfo:1"), 1);
+    let mut read = cached.clone();
+    read.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
         manager: Some(MANAGER.into()),
         operation: Some("Apply".into()),
         fields_v1: Some(FieldsV1(json!({"f:spec": {"f:replicas": {}}}))),
         ..ManagedFieldsEntry::default()
     }]);
-    let existing = json!(existing);
-    reconcile_with(obj, false, |mut server| async move {
-        server
-            .expect(Method::GET, DEPLOYMENT, 200, existing.clone())
+    let mut released = read.clone();
+    released.metadata.resource_version = Some("43".into());
+    let (read, released) = (json!(read), json!(released));
+    reconcile_with(obj, false, Some(cached), |mut server| async move {
+        server.expect(Method::GET, DEPLOYMENT, 200, read).await;
+        let release = server
+            .expect(Method::PATCH, DEPLOYMENT, 200, released.clone())
             .await;
-        let released = server.echo(Method::PATCH, DEPLOYMENT).await;
-        assert_eq!(released["spec"], json!({"replicas": 2}));
+        assert_eq!(release["spec"], json!({"replicas": 2}));
         // That very Deployment: no apply may create one in its place.
-        assert_eq!(released["metadata"]["uid"], "d-1");
+        assert_eq!(release["metadata"]["uid"], "d-1");
         let applied = server
-            .expect(Method::PATCH, DEPLOYMENT, 200, existing)
+            .expect(Method::PATCH, DEPLOYMENT, 200, released)
             .await;
         assert!(applied["spec"].get("replicas").is_none(), "{applied}");
+        // The Deployment as released: the release changed its resourceVersion.
+        assert_eq!(applied["metadata"]["resourceVersion"], "43");
         let stored = json!(test_object("podinfo:1"));
         server
             .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
@@ -372,32 +390,47 @@ fn deleted(finalizers: &[&str]) -> v1alpha1::Busybox {
 
 #[tokio::test]
 async fn deletion_deletes_that_very_deployment() {
-    let deployment = json!(stored(&test_object("podinfo:1"), 1));
-    reconcile_with(deleted(&[FINALIZER]), true, |mut server| async move {
-        server
-            .expect(Method::GET, DEPLOYMENT, 200, deployment.clone())
-            .await;
+    let deployment = stored(&test_object("podinfo:1"), 1);
+    let answer = json!(deployment);
+    let obj = deleted(&[FINALIZER]);
+    reconcile_with(obj, true, Some(deployment), |mut server| async move {
         let event = server.echo(Method::POST, EVENTS).await;
         assert_eq!(event["reason"], "Deleting");
-        let delete = server
-            .expect(Method::DELETE, DEPLOYMENT, 200, deployment)
-            .await;
-        // Only that very Deployment, not one created in its place meanwhile.
+        let delete = server.expect(Method::DELETE, DEPLOYMENT, 200, answer).await;
+        // Only that very Deployment as the cache saw it, not one created in its place or taken
+        // by someone else meanwhile.
         assert_eq!(delete["preconditions"]["uid"], "d-1");
+        assert_eq!(delete["preconditions"]["resourceVersion"], "41");
     })
     .await
     .expect("cleanup");
 }
 
+/// A Deployment changed since the cache saw it is not deleted: the cleanup fails, and its
+/// retry sees what the Deployment has become.
+#[tokio::test]
+async fn deletion_of_a_deployment_changed_since_is_retried() {
+    let deployment = stored(&test_object("podinfo:1"), 1);
+    let obj = deleted(&[FINALIZER]);
+    let result = reconcile_with(obj, true, Some(deployment), |mut server| async move {
+        let event = server.echo(Method::POST, EVENTS).await;
+        assert_eq!(event["reason"], "Deleting");
+        let error = status_error(409, "Conflict");
+        server.expect(Method::DELETE, DEPLOYMENT, 409, error).await;
+    })
+    .await;
+    result.expect_err("the cleanup must fail, to be retried");
+}
+
 #[tokio::test]
 async fn deletion_leaves_a_deployment_it_does_not_control() {
     for owner in [Some("5678"), None] {
-        let theirs = json!(deployment_of(owner));
-        reconcile_with(deleted(&[FINALIZER]), true, |mut server| async move {
-            server.expect(Method::GET, DEPLOYMENT, 200, theirs).await;
-        })
-        .await
-        .expect("cleanup");
+        let theirs = deployment_of(owner);
+        // No request: the Deployment is in the cache, and not this Busybox's.
+        let obj = deleted(&[FINALIZER]);
+        reconcile_with(obj, true, Some(theirs), |_server| async {})
+            .await
+            .expect("cleanup");
     }
 }
 
@@ -407,7 +440,7 @@ async fn deletion_leaves_a_deployment_it_does_not_control() {
 async fn an_orphaning_deletion_keeps_the_deployment() {
     let orphaning = deleted(&["orphan", FINALIZER]);
     // No request at all: the script expects none.
-    reconcile_with(orphaning, true, |_server| async {})
+    reconcile_with(orphaning, true, None, |_server| async {})
         .await
         .expect("cleanup");
 }

@@ -90,3 +90,108 @@ impl Caches {
 #[derive(Debug, thiserror::Error)]
 #[error("the controller's caches have not synced in {0:?}: see the log for the watch's error")]
 pub struct NotSynced(Duration);
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
+    use kube::Api;
+    use kube::runtime::reflector::{self, ObjectRef};
+    use serde_json::json;
+
+    use super::*;
+    use crate::testing::{Method, mock_context, within_timeout};
+
+    fn deployment(name: &str) -> Deployment {
+        let mut deployment = Deployment::default();
+        deployment.metadata.name = Some(name.into());
+        deployment.metadata.namespace = Some("default".into());
+        deployment.metadata.uid = Some("d-1".into());
+        deployment
+    }
+
+    #[tokio::test]
+    async fn a_controller_reads_its_cache_by_kind() {
+        let (ctx, _server) = mock_context();
+        assert!(ctx.cached::<Deployment>().is_none());
+        ctx.cache_of([deployment("a")]);
+        let cache = ctx.cached::<Deployment>().expect("a cache of Deployments");
+        let key = ObjectRef::new("a").within("default");
+        assert!(cache.get(&key).is_some());
+        // Only the kinds it caches.
+        assert!(ctx.cached::<ConfigMap>().is_none());
+        within_timeout(ctx.caches.synced(SYNC_TIMEOUT))
+            .await
+            .expect("a filled cache is synced");
+    }
+
+    /// Each controller has caches of its own.
+    #[tokio::test]
+    async fn a_controllers_context_starts_without_caches() {
+        let (ctx, _server) = mock_context();
+        ctx.cache_of([deployment("a")]);
+        assert!(ctx.for_controller().cached::<Deployment>().is_none());
+    }
+
+    /// Until its first list, a cache would say that nothing exists: reconciles wait for it, and
+    /// fail (to be retried) if it takes too long.
+    #[tokio::test]
+    async fn a_cache_before_its_first_list_is_not_synced() {
+        let (ctx, _server) = mock_context();
+        let (store, _writer) = reflector::store::<Deployment>();
+        ctx.caches.insert(store);
+        let waited = ctx.caches.synced(Duration::from_millis(50)).await;
+        assert!(waited.is_err(), "synced before its first list");
+    }
+
+    fn owning_replicas(mut deployment: Deployment) -> Deployment {
+        deployment.spec.replicas = Some(3);
+        deployment.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
+            manager: Some("test-operator".into()),
+            operation: Some("Apply".into()),
+            fields_v1: Some(FieldsV1(json!({"f:spec": {"f:replicas": {}}}))),
+            ..ManagedFieldsEntry::default()
+        }]);
+        deployment
+    }
+
+    /// A cached object has no managedFields: `release_field` reads them.
+    #[tokio::test]
+    async fn release_field_reads_what_a_cached_object_lacks() {
+        let (ctx, mut server) = mock_context();
+        let api: Api<Deployment> = Api::namespaced(ctx.client.clone(), "default");
+        let path = "/apis/apps/v1/namespaces/default/deployments/a";
+        let read = json!(owning_replicas(deployment("a")));
+        let released = tokio::spawn(async move {
+            server.expect(Method::GET, path, 200, read.clone()).await;
+            server.expect(Method::PATCH, path, 200, read).await
+        });
+        let cached = deployment("a");
+        let replicas = ["spec", "replicas"];
+        let result = within_timeout(ctx.release_field(&api, &cached, &replicas)).await;
+        assert!(result.expect("released").is_some());
+        let patch = released.await.expect("the API server's script");
+        assert_eq!(patch["spec"], json!({"replicas": 3}));
+        assert_eq!(patch["metadata"]["uid"], "d-1");
+    }
+
+    /// Read again, it is another object: nothing is released (the apply that follows, with
+    /// the cached uid, is refused).
+    #[tokio::test]
+    async fn release_field_leaves_an_object_replaced_since() {
+        let (ctx, mut server) = mock_context();
+        let api: Api<Deployment> = Api::namespaced(ctx.client.clone(), "default");
+        let path = "/apis/apps/v1/namespaces/default/deployments/a";
+        let mut replaced = owning_replicas(deployment("a"));
+        replaced.metadata.uid = Some("d-2".into());
+        let read = json!(replaced);
+        let script = tokio::spawn(async move {
+            server.expect(Method::GET, path, 200, read).await;
+        });
+        let replicas = ["spec", "replicas"];
+        let result = within_timeout(ctx.release_field(&api, &deployment("a"), &replicas)).await;
+        assert!(result.expect("no failure").is_none());
+        script.await.expect("the API server's script");
+    }
+}

@@ -111,22 +111,32 @@ impl Metrics {
             .sum()
     }
 
-    /// How many POST, PUT, PATCH and DELETE requests were made, read as `/metrics` shows them
-    /// (the counters' labels are not listed otherwise).
+    /// How many POST, PUT, PATCH and DELETE requests were made.
     pub(crate) fn writes(&self) -> u64 {
+        self.requests_of(&["POST", "PUT", "PATCH", "DELETE"])
+    }
+
+    /// How many GET requests were made: reads, lists and watches.
+    pub(crate) fn reads(&self) -> u64 {
+        self.requests_of(&["GET"])
+    }
+
+    /// How many requests with one of `methods` were made, read as `/metrics` shows them (the
+    /// counters' labels are not listed otherwise).
+    fn requests_of(&self, methods: &[&str]) -> u64 {
         let mut registry = Registry::default();
         registry.register("requests", "", self.requests.clone());
         let mut text = String::new();
         if prometheus_client::encoding::text::encode(&mut text, &registry).is_err() {
             return 0;
         }
-        let is_write = |line: &str| {
-            ["POST", "PUT", "PATCH", "DELETE"]
+        let is_one = |line: &str| {
+            methods
                 .iter()
                 .any(|method| line.contains(&format!("method=\"{method}\"")))
         };
         text.lines()
-            .filter(|line| line.starts_with("requests_total{") && is_write(line))
+            .filter(|line| line.starts_with("requests_total{") && is_one(line))
             .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
             .sum()
     }

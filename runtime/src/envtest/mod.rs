@@ -253,6 +253,12 @@ impl Environment {
         self.metrics.writes()
     }
 
+    /// How many GET requests (reads, lists, watches) the controllers [run](Self::run) here
+    /// have sent to the API server: to know that a reconcile read from a cache.
+    pub fn reads(&self) -> u64 {
+        self.metrics.reads()
+    }
+
     /// Calls `probe` until it succeeds, and returns what it returned. Fails the test after 30
     /// seconds, with `what` it waited for and why `probe` last failed, or as soon as a
     /// controller or the control plane stops.

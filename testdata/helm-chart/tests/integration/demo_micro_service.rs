@@ -166,6 +166,43 @@ async fn a_deployment_edited_by_hand_is_put_back() {
     wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
 }
 
+/// A reconcile that finds the Deployment as the operator applied it reads it from the cache
+/// the controller's watch keeps, and sends no request for it: here a label added by hand
+/// brings such a reconcile.
+#[tokio::test]
+async fn a_reconcile_reads_the_deployment_from_the_cache() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&CONTROLLER).await;
+    let api: Api<v1::DemoMicroService> = env.api();
+    let deployments: Api<Deployment> = env.api();
+    let sample: v1::DemoMicroService = from_yaml(SAMPLE);
+    let name = sample.name_any();
+    let owner = env.apply(&api, &sample).await;
+    wait_for_image(&env, &deployments, &owner, &sample.spec.image).await;
+    // Settled: the status, once written, brings no further change.
+    env.wait_for("the status", async || {
+        let obj = fetch(&api, &name).await?;
+        obj.status.map(drop).ok_or("no status yet".to_owned())
+    })
+    .await;
+    let (reads, reconciles) = (env.reads(), env.reconciles(&CONTROLLER));
+
+    step(format!("label Deployment {name} by hand"));
+    let label = json!({"metadata": {"labels": {"touched": "by-hand"}}});
+    deployments
+        .patch(&name, &PatchParams::default(), &Patch::Merge(&label))
+        .await
+        .expect("the label added");
+    env.wait_for("one more reconcile", async || {
+        match env.reconciles(&CONTROLLER) {
+            done if done > reconciles => Ok(()),
+            done => Err(format!("{done} reconciles")),
+        }
+    })
+    .await;
+    assert_eq!(env.reads(), reads, "the reconcile read the Deployment");
+}
+
 /// After `kubectl delete --cascade=orphan`, the Deployment is left running without an owner;
 /// a DemoMicroService created again with the same name adopts it instead of refusing it.
 #[tokio::test]

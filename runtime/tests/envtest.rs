@@ -12,13 +12,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::core::crd::MergeError;
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
 use kube::{Api, CustomResource, CustomResourceExt, ResourceExt};
-use rbuilder_runtime::controller::Action;
+use rbuilder_runtime::controller::{Action, Controller};
 use rbuilder_runtime::envtest::{ControlPlane, Environment, fetch, step};
 use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::webhook::{conversion, defaulting, validating};
@@ -390,6 +393,107 @@ async fn large_objects_pass_through_the_webhooks() {
     let listed = in_v2.list(&ListParams::default()).await;
     let listed = listed.expect("the list is converted");
     assert_eq!(listed.items.len(), 3);
+}
+
+/// Reports in its widget's status how many keys the ConfigMap of the widget's name holds, -1
+/// for no ConfigMap: read from the cache its watch of ConfigMaps keeps (`Context::cache`).
+struct Pairer;
+
+impl Reconciler for Pairer {
+    type Resource = Widget;
+    type Error = kube::Error;
+    const NAME: &'static str = "pairer";
+    const FINALIZER: Option<&'static str> = None;
+
+    async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+        let key = ObjectRef::new(&obj.name_any()).within(&obj.namespace().unwrap_or_default());
+        let cache = ctx.cached::<ConfigMap>();
+        let keys = match cache.and_then(|cache| cache.get(&key)) {
+            Some(config) => config.data.as_ref().map_or(0, |data| data.len() as i64),
+            None => -1,
+        };
+        let status = WidgetStatus {
+            observed_size: keys,
+        };
+        ctx.apply_status(&*obj, &status).await?;
+        Ok(Action::await_change())
+    }
+
+    fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        let mut rules = Measurer::rbac_rules();
+        rules.push(policy_rule("", &["configmaps"], &["get", "list", "watch"]));
+        rules
+    }
+
+    /// A ConfigMap reconciles the widget of its name.
+    fn watches(controller: Controller<Widget>, ctx: &Context) -> Controller<Widget> {
+        let configs = ctx.cache(ctx.api::<ConfigMap>(), watcher::Config::default());
+        controller.watches_stream(configs, |config| {
+            let namespace = config.namespace().unwrap_or_default();
+            Some(ObjectRef::new(&config.name_any()).within(&namespace))
+        })
+    }
+}
+
+const PAIRER: Registration = register::<Pairer>();
+
+static PAIRS: Operator = Operator::new("pairs").controllers(&[PAIRER]).crds(crds);
+
+fn widget_status(widget: Widget) -> Option<i64> {
+    widget.status.map(|status| status.observed_size)
+}
+
+/// A controller's first reconcile waits for its caches: a ConfigMap there before the
+/// controller started is seen, not taken for missing. Reconciles read the cache, not the API
+/// server, and a change of a cached object reconciles again with the change.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_controller_reads_what_it_watches_from_a_cache() {
+    let env = Environment::start(&PAIRS).await;
+    let widgets: Api<Widget> = env.api();
+    let configs: Api<ConfigMap> = env.api();
+    let config = |keys: &[&str]| ConfigMap {
+        metadata: ObjectMeta {
+            name: Some("paired".into()),
+            ..ObjectMeta::default()
+        },
+        data: Some(
+            keys.iter()
+                .map(|k| (k.to_string(), String::new()))
+                .collect(),
+        ),
+        ..ConfigMap::default()
+    };
+    env.apply(&configs, &config(&["a", "b"])).await;
+    env.apply(&widgets, &widget("paired", 1)).await;
+
+    step("started after both exist, the controller sees the ConfigMap at once");
+    env.run(&PAIRER).await;
+    env.wait_for("the status", async || {
+        fetch(&widgets, "paired")
+            .await
+            .map(widget_status)?
+            .ok_or("no status".to_owned())
+    })
+    .await;
+    let first = fetch(&widgets, "paired").await.map(widget_status);
+    assert_eq!(
+        first,
+        Ok(Some(2)),
+        "the first reconcile did not see the ConfigMap"
+    );
+    let reads = env.reads();
+
+    step("a key added to the ConfigMap shows in the status, without a read");
+    env.apply(&configs, &config(&["a", "b", "c"])).await;
+    env.wait_for("the status to count 3 keys", async || {
+        match fetch(&widgets, "paired").await.map(widget_status)? {
+            Some(3) => Ok(()),
+            other => Err(format!("status {other:?}")),
+        }
+    })
+    .await;
+    assert_eq!(env.reads(), reads, "a reconcile read from the API server");
 }
 
 #[tokio::test]

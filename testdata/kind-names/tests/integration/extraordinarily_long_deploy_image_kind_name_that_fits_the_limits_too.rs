@@ -17,7 +17,7 @@
 //! no kind name can clash with the names used here.
 
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Resource, ResourceExt};
 use rbuilder_runtime::envtest::{
     Environment, fetch, from_yaml, gone, images, is_controlled_by, step,
@@ -207,6 +207,51 @@ async fn a_reconcile_reads_the_deployment_from_the_cache() {
     })
     .await;
     assert_eq!(env.reads(), reads, "the reconcile read the Deployment");
+}
+
+/// A Deployment of the sample's name that someone else made (not labelled as the operator's,
+/// so not in its cache) is read from the API server, and refused: left as it is, and the
+/// status says why.
+#[tokio::test]
+async fn someone_elses_deployment_is_left_alone() {
+    let env = Environment::start(&OPERATOR).await;
+    env.run(&CONTROLLER).await;
+    let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
+    let deployments: Api<Deployment> = env.api();
+    let sample: v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo =
+        from_yaml(SAMPLE);
+    let name = sample.name_any();
+
+    step(format!("someone else creates Deployment {name}"));
+    let labels = json!({"app": "theirs"});
+    let container = json!({"name": "theirs", "image": UPDATED_IMAGE});
+    let theirs: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
+    }))
+    .expect("a Deployment");
+    deployments
+        .create(&PostParams::default(), &theirs)
+        .await
+        .expect("their Deployment created");
+
+    step("the sample is refused, and its status says why");
+    env.apply(&api, &sample).await;
+    env.wait_for("the status to say DeploymentTaken", async || {
+        let status = fetch(&api, &name).await?.status.unwrap_or_default();
+        let degraded = status.conditions.iter().find(|c| c.type_ == "Degraded");
+        match degraded.map(|c| c.reason.as_str()) {
+            Some("DeploymentTaken") => Ok(()),
+            other => Err(format!("Degraded reason {other:?}")),
+        }
+    })
+    .await;
+    let deployment = fetch(&deployments, &name).await.expect("their Deployment");
+    assert_eq!(images(&deployment), [UPDATED_IMAGE]);
+    assert!(deployment.owner_references().is_empty(), "taken over");
 }
 
 /// After `kubectl delete --cascade=orphan`, the Deployment is left running without an owner;

@@ -201,6 +201,22 @@ async fn a_changed_image_is_applied_to_that_very_deployment() {
     assert_eq!(action, Action::requeue(RESYNC_AFTER));
 }
 
+/// A Deployment changed since the cache showed it: the apply, made to it as cached, is refused,
+/// and the reconcile tried again shortly, without a failure.
+#[tokio::test]
+async fn an_apply_to_a_deployment_changed_since_is_tried_again() {
+    let old = stored(&test_object("podinfo:1"), 1);
+    let obj = test_object("podinfo:2");
+    let action = reconcile_with(obj, false, Some(old), |mut server| async move {
+        let error = status_error(409, "Conflict");
+        let applied = server.expect(Method::PATCH, DEPLOYMENT, 409, error).await;
+        assert_eq!(applied["metadata"]["resourceVersion"], "41");
+    })
+    .await
+    .expect("no failure");
+    assert_eq!(action, Action::requeue(STALE_RETRY));
+}
+
 /// The Deployment of `obj` as this controller's last apply left it (marked with its hash),
 /// with what the API server adds.
 fn applied_before(obj: &v1alpha1::Memcached) -> Deployment {

@@ -17,10 +17,11 @@
 //!
 //! The Deployment is controlled by its Memcached (a controller owner reference) and
 //! watched, so a Deployment that is deleted, or whose fields set here are edited by hand, is
-//! put back at once. The watch also keeps the Deployments in a cache, which reconciles read
-//! instead of asking the API server (see `find_deployment`). A Deployment of the same name that the Memcached does not control
-//! is never touched, unless this operator made it for a Memcached of that name and an
-//! orphaning deletion (`kubectl delete --cascade=orphan`) left it behind: then it is adopted.
+//! put back at once; the watch also keeps the Deployments in a cache, which reconciles read
+//! instead of asking the API server (see `find_deployment`). A Deployment of the same name that
+//! the Memcached does not control is never touched, unless this operator made it for a
+//! Memcached of that name and an orphaning deletion (`kubectl delete --cascade=orphan`)
+//! left it behind: then it is adopted.
 //! The runtime does the rest: the finalizer, retries, metrics, and a Warning Event for each
 //! failure (see `rbuilder_runtime::controller`).
 
@@ -91,7 +92,7 @@ impl Reconciler for MemcachedReconciler {
                 // The uid makes it apply to that very Deployment: one created in its place
                 // meanwhile is refused, not taken over. The resourceVersion makes it apply to
                 // the Deployment as read (the cache may lag): if it changed since, e.g. someone
-                // else took it, the apply is refused (409) and retried with what it became.
+                // else took it, the apply is refused (409) and tried again with what it became.
                 desired.metadata.uid = existing.metadata.uid.clone();
                 desired.metadata.resource_version = existing.metadata.resource_version.clone();
                 if desired.spec.replicas.is_none() {
@@ -119,9 +120,21 @@ impl Reconciler for MemcachedReconciler {
                 return Err(error);
             }
         };
-        let applied = deployments
+        let applied = match deployments
             .patch(&name, &params, &Patch::Apply(&desired))
-            .await?;
+            .await
+        {
+            Ok(applied) => applied,
+            // Changed since it was read (only an apply with a resourceVersion meets this 409: a
+            // forced apply has no field conflicts). The change brings a reconcile of its own
+            // once the cache holds it; the requeue is a safety net. No failure to report.
+            Err(kube::Error::Api(status))
+                if status.code == 409 && desired.metadata.resource_version.is_some() =>
+            {
+                return Ok(Action::requeue(STALE_RETRY));
+            }
+            Err(error) => return Err(error.into()),
+        };
         let change = match existing.as_deref() {
             None => Some(("Created", format!("Created Deployment {name}"))),
             Some(orphan) if !is_controlled_by(orphan, &obj) => {
@@ -225,6 +238,10 @@ impl Reconciler for MemcachedReconciler {
 /// When to reconcile again after a success without a change: a safety net against missed
 /// watch events.
 const RESYNC_AFTER: Duration = Duration::from_secs(60 * 60);
+
+/// When to reconcile again after an apply refused because the Deployment changed since the
+/// cache showed it: by then the cache holds the change.
+const STALE_RETRY: Duration = Duration::from_secs(1);
 
 /// The user id the container runs as; `None` keeps the image's own (non-root) user. Needed
 /// when the image names its user rather than giving a numeric id, as Kubernetes can only check

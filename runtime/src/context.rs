@@ -86,7 +86,7 @@ impl Context {
             .default_backoff()
             .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
             .reflect(writer)
-            // Deletions too: a deleted Deployment must reconcile its owner, to put it back.
+            // Deletions too: a deleted object must reconcile its owner (e.g. to create it again).
             .touched_objects()
     }
 

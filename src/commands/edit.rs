@@ -255,24 +255,24 @@ fn scope_change(
     force: bool,
 ) -> Result<String> {
     if after.namespaced {
-        let cluster_scoped: Vec<String> = after
-            .resources
-            .iter()
-            .filter(|r| match r.is_builtin() {
+        let mut cluster_scoped: Vec<String> = Vec::new();
+        for r in &after.resources {
+            let refused = if r.external {
+                // Another project's kind needs a role only for its controller; its scope is its
+                // CRD's (the file PROJECT names), as `create api` read it.
+                r.controller && !super::create_api::external_types(root, r)?.namespaced
+            } else if r.is_builtin() {
                 // A built-in type needs a role only for its controller (webhooks need none).
-                true => {
-                    r.controller
-                        && builtin::find(
-                            r.group.display_name(),
-                            r.version.as_ref(),
-                            r.kind.as_str(),
-                        )
+                r.controller
+                    && builtin::find(r.group.display_name(), r.version.as_ref(), r.kind.as_str())
                         .is_some_and(|b| !b.namespaced)
-                }
-                false => !r.namespaced(),
-            })
-            .map(|r| r.kind.to_string())
-            .collect();
+            } else {
+                !r.namespaced()
+            };
+            if refused {
+                cluster_scoped.push(r.kind.to_string());
+            }
+        }
         if !cluster_scoped.is_empty() {
             bail!(
                 "the project has cluster-scoped kinds ({}), which an operator scoped to one \

@@ -3,7 +3,7 @@
 use std::fs;
 
 use crate::common::{
-    assert_rejected, assert_same_tree, initialized, project_dir, rbuilder, snapshot,
+    assert_rejected, assert_same_tree, initialized, project_dir, rbuilder, repo, snapshot,
 };
 use crate::read;
 use predicates::str::contains;
@@ -54,6 +54,42 @@ fn edit_namespaced_refuses_cluster_scoped_kinds_and_hand_edited_files() {
         .success()
         .stdout(contains(format!("--force rewrote: {manager}")));
     assert!(!read(&dir, manager).contains("# mine"));
+}
+
+/// Another project's cluster-scoped kind with a controller needs a ClusterRole, as one of the
+/// project's own does: `create api` refuses it to a namespaced operator, and so does `edit`.
+#[test]
+fn edit_namespaced_refuses_a_controller_for_a_cluster_scoped_external_kind() {
+    let (_tmp, dir) = initialized("op");
+    let issuers = repo().join("testdata/crds/cert-manager/issuers.cert-manager.io.yaml");
+    let cluster_issuers = fs::read_to_string(issuers)
+        .unwrap()
+        .replace("scope: Namespaced", "scope: Cluster")
+        .replace("issuers.cert-manager.io", "clusterissuers.cert-manager.io")
+        .replace("plural: issuers", "plural: clusterissuers")
+        .replace("singular: issuer", "singular: clusterissuer")
+        .replace("kind: Issuer", "kind: ClusterIssuer")
+        .replace("listKind: IssuerList", "listKind: ClusterIssuerList");
+    fs::write(dir.join("clusterissuers.yaml"), cluster_issuers).unwrap();
+    let create = [
+        "create",
+        "api",
+        "--group",
+        "cert-manager.io",
+        "--version",
+        "v1",
+        "--kind",
+        "ClusterIssuer",
+        "--resource=false",
+        "--external-api-path",
+        "clusterissuers.yaml",
+    ];
+    rbuilder(&dir, &create).success();
+    assert_rejected(
+        &dir,
+        &["edit", "--namespaced"],
+        &["cluster-scoped kinds (ClusterIssuer)"],
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::schema::Schema;
+use crate::model::with_article;
 
 /// What rbuilder reads of a CustomResourceDefinition (apiextensions.k8s.io/v1).
 #[derive(Debug, Clone, Deserialize)]
@@ -86,7 +87,7 @@ pub fn parse_all(text: &str, source: &str) -> Result<Vec<Crd>> {
             others.push(if kind.is_empty() {
                 "a document without a kind".to_owned()
             } else {
-                format!("a {kind}")
+                with_article(kind)
             });
             continue;
         }

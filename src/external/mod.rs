@@ -10,6 +10,7 @@ mod translate;
 
 use anyhow::Result;
 
+use crate::model::with_article;
 pub use crd::{Crd, parse_all, read};
 use render::Root;
 use schema::Schema;
@@ -135,7 +136,8 @@ fn types(crd: &Crd, schema: &Schema, version: &str, header: &str) -> String {
                 .properties
                 .retain(|p, _| !["apiVersion", "kind", "metadata", "status"].contains(&p.as_str()));
             fields.description = Some(format!(
-                "The fields of a {kind} object beside its metadata and status."
+                "The fields of {} object beside its metadata and status.",
+                with_article(kind)
             ));
             kube.push("no_spec".into());
             types.object(&fields, &format!("{kind}Fields"), kind, false)

@@ -4,10 +4,13 @@
 //! if it were under `templates/owned/runtime/`: every project gets its files byte for byte.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use anyhow::{Context as _, Result, anyhow};
 use include_dir::{Dir, include_dir};
-use tera::{Context, Tera};
+use tera::{Context, Tera, Value};
+
+use crate::model::with_article;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The runtime's manifest and sources; not its own tests (runtime/tests), which run here only.
@@ -53,6 +56,7 @@ impl Templates {
         let mut tera = Tera::default();
         // Generated files are code and YAML, never HTML.
         tera.autoescape_on(Vec::new());
+        tera.register_filter("a", article_filter);
         tera.add_raw_templates(shared).map_err(internal)?;
         Ok(Self {
             tera: RefCell::new(tera),
@@ -86,6 +90,19 @@ impl Templates {
             .map_err(|e| anyhow!("{}", error_chain(&e)))
             .with_context(|| format!("internal error: cannot render template {name}"))
     }
+}
+
+/// `{{ resource.kind | a }}` is "an Issuer" or "a DemoMicroService"; `| a(start=true)` begins a
+/// sentence: "An Issuer".
+fn article_filter(value: &Value, args: &HashMap<String, Value>) -> tera::Result<Value> {
+    let word = value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("the filter `a` takes a string"))?;
+    let mut text = with_article(word);
+    if args.get("start").and_then(Value::as_bool) == Some(true) {
+        text.replace_range(..1, &text[..1].to_ascii_uppercase());
+    }
+    Ok(Value::String(text))
 }
 
 /// The templates every other one may import.

@@ -96,7 +96,7 @@ impl Reconciler for ActionReconciler {
         vec![
             policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
             policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
-            // Needed to set blockOwnerDeletion on objects owned by a Action.
+            // Needed to set blockOwnerDeletion on objects owned by an Action.
             policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
         ]
     }

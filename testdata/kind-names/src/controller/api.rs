@@ -96,7 +96,7 @@ impl Reconciler for ApiReconciler {
         vec![
             policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
             policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
-            // Needed to set blockOwnerDeletion on objects owned by a Api.
+            // Needed to set blockOwnerDeletion on objects owned by an Api.
             policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
         ]
     }

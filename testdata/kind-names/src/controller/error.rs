@@ -96,7 +96,7 @@ impl Reconciler for ErrorReconciler {
         vec![
             policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
             policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
-            // Needed to set blockOwnerDeletion on objects owned by a Error.
+            // Needed to set blockOwnerDeletion on objects owned by an Error.
             policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
         ]
     }

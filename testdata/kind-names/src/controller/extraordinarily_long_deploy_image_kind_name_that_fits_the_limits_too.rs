@@ -325,7 +325,7 @@ fn is_controlled_by(
         .any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
 }
 
-/// Whether `deployment` is one this operator (`manager`) made for a ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo of
+/// Whether `deployment` is one this operator (`manager`) made for an ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo of
 /// `obj`'s name, left behind by `kubectl delete --cascade=orphan` (the garbage collector
 /// removed its owner reference): `obj` adopts it, as a ReplicaSet adopts the Pods its selector matches, so that
 /// deleting with `--cascade=orphan` and creating again replaces the ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo while

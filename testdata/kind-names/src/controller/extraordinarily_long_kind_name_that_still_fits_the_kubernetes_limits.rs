@@ -105,7 +105,7 @@ impl Reconciler for ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsR
         vec![
             policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
             policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
-            // Needed to set blockOwnerDeletion on objects owned by a ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits.
+            // Needed to set blockOwnerDeletion on objects owned by an ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits.
             policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
         ]
     }

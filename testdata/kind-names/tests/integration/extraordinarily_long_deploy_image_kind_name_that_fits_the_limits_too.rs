@@ -255,7 +255,7 @@ async fn someone_elses_deployment_is_left_alone() {
 }
 
 /// After `kubectl delete --cascade=orphan`, the Deployment is left running without an owner;
-/// a ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo created again with the same name adopts it instead of refusing it.
+/// an ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo created again with the same name adopts it instead of refusing it.
 #[tokio::test]
 async fn an_orphaned_deployment_is_adopted() {
     let env = Environment::start(&OPERATOR).await;

@@ -33,7 +33,7 @@ const SAMPLE: &str = include_str!(
 /// The `app.kubernetes.io/name` label the defaulter sets.
 const NAME: &str = "extraordinarilylongkindnamethatstillfitsthekuberneteslimits";
 
-/// A ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits created without the `app.kubernetes.io/name` label gets it from the
+/// An ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits created without the `app.kubernetes.io/name` label gets it from the
 /// defaulting webhook.
 #[tokio::test]
 async fn the_defaulter_sets_the_name_label() {

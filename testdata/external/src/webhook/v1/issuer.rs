@@ -50,7 +50,7 @@ mod tests {
 
     use super::*;
 
-    /// A Issuer as a user would apply it.
+    /// An Issuer as a user would apply it.
     fn sample() -> Issuer {
         let metadata = ObjectMeta {
             name: Some("sample".into()),

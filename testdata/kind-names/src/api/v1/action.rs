@@ -20,7 +20,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
-/// ActionSpec defines the desired state of a Action.
+/// ActionSpec defines the desired state of an Action.
 #[derive(
     kube::CustomResource,
     schemars::JsonSchema,
@@ -46,7 +46,7 @@ pub struct ActionSpec {
     pub foo: Option<String>,
 }
 
-/// ActionStatus defines the observed state of a Action.
+/// ActionStatus defines the observed state of an Action.
 #[derive(
     schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
 )]

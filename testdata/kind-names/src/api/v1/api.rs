@@ -20,7 +20,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
-/// ApiSpec defines the desired state of a Api.
+/// ApiSpec defines the desired state of an Api.
 #[derive(
     kube::CustomResource,
     schemars::JsonSchema,
@@ -46,7 +46,7 @@ pub struct ApiSpec {
     pub foo: Option<String>,
 }
 
-/// ApiStatus defines the observed state of a Api.
+/// ApiStatus defines the observed state of an Api.
 #[derive(
     schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
 )]

@@ -20,7 +20,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
-/// ErrorSpec defines the desired state of a Error.
+/// ErrorSpec defines the desired state of an Error.
 #[derive(
     kube::CustomResource,
     schemars::JsonSchema,
@@ -46,7 +46,7 @@ pub struct ErrorSpec {
     pub foo: Option<String>,
 }
 
-/// ErrorStatus defines the observed state of a Error.
+/// ErrorStatus defines the observed state of an Error.
 #[derive(
     schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
 )]

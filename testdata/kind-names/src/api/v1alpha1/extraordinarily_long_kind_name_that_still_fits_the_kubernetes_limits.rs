@@ -20,7 +20,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
-/// ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec defines the desired state of a ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits.
+/// ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec defines the desired state of an ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits.
 #[derive(
     kube::CustomResource,
     schemars::JsonSchema,
@@ -46,7 +46,7 @@ pub struct ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec {
     pub foo: Option<String>,
 }
 
-/// ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsStatus defines the observed state of a ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits.
+/// ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsStatus defines the observed state of an ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits.
 #[derive(
     schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
 )]

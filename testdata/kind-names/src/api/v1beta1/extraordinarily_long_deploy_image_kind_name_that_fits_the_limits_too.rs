@@ -19,7 +19,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
-/// ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsTooSpec defines the desired state of a ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo.
+/// ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsTooSpec defines the desired state of an ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo.
 #[derive(
     kube::CustomResource, kube::KubeSchema, serde::Serialize, serde::Deserialize, Clone, Debug,
 )]
@@ -70,7 +70,7 @@ fn default_port() -> Option<i32> {
     Some(ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsTooSpec::DEFAULT_PORT)
 }
 
-/// ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsTooStatus defines the observed state of a ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo.
+/// ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsTooStatus defines the observed state of an ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo.
 #[derive(
     schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
 )]

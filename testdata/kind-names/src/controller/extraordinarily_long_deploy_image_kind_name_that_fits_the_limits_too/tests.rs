@@ -340,7 +340,7 @@ async fn an_api_error_fails_the_reconcile() {
     assert_eq!(Tested::failure_reason(&error), "ApplyFailed");
 }
 
-/// A Deployment this operator made for a ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo of the same name, left behind by an
+/// A Deployment this operator made for an ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo of the same name, left behind by an
 /// orphaning deletion (no controller any more), is adopted: applied to, owner reference and all.
 #[tokio::test]
 async fn an_orphan_it_made_is_adopted() {
@@ -403,7 +403,7 @@ async fn unset_replicas_are_released_at_their_count() {
     .expect("reconcile");
 }
 
-/// A ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo being deleted.
+/// An ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo being deleted.
 fn deleted(
     finalizers: &[&str],
 ) -> v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo {

@@ -83,7 +83,7 @@ mod tests {
     use super::*;
     use crate::api::v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec;
 
-    /// A ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits as a user would apply it.
+    /// An ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits as a user would apply it.
     fn sample() -> ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits {
         let spec = ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsSpec { foo: None };
         let mut obj =

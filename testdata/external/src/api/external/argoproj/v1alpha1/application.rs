@@ -13,7 +13,7 @@ use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The fields of a Application object beside its metadata and status.
+/// The fields of an Application object beside its metadata and status.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(group = "argoproj.io", version = "v1alpha1")]
 #[kube(kind = "Application", plural = "applications")]

@@ -3,6 +3,7 @@
 
 mod additions;
 pub mod context;
+mod lifted;
 pub mod markers;
 pub mod owned;
 pub mod paths;

@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result, anyhow};
 use include_dir::{Dir, include_dir};
 use tera::{Context, Tera, Value};
 
+use super::lifted;
 use crate::model::with_article;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
@@ -22,10 +23,15 @@ const RUNTIME_PREFIX: &str = "owned/runtime/";
 
 /// Renders the embedded templates by their path under `templates/`, without `.tera`.
 pub struct Templates {
-    /// The shared macros, and each template once it has been rendered: Tera's parser costs
-    /// about 0.2 ms per kilobyte, and a command renders a fraction of what it could (create api
-    /// one controller template of three), so templates are parsed when first rendered.
+    /// Each template once it has been rendered, and the shared macros once one imports them:
+    /// Tera's parser is slow (see `lifted`), and a command renders a fraction of what it could
+    /// (create api one controller template of three), so templates are parsed when needed.
     tera: RefCell<Tera>,
+    /// The shared macros, until a template that imports them is parsed.
+    shared: RefCell<Vec<(String, &'static str)>>,
+    /// Each parsed template's plain text, lifted out before Tera parsed it (see `lifted`); none
+    /// for a template parsed whole.
+    texts: RefCell<HashMap<String, lifted::Lifted>>,
     /// The `.tera` sources, by name without the suffix.
     sources: Vec<(String, &'static str)>,
     /// The files copied as they are, by path.
@@ -57,9 +63,10 @@ impl Templates {
         // Generated files are code and YAML, never HTML.
         tera.autoescape_on(Vec::new());
         tera.register_filter("a", article_filter);
-        tera.add_raw_templates(shared).map_err(internal)?;
         Ok(Self {
             tera: RefCell::new(tera),
+            shared: RefCell::new(shared),
+            texts: RefCell::default(),
             sources,
             raw,
             names,
@@ -80,15 +87,41 @@ impl Templates {
             return Ok((*text).to_owned());
         }
         let mut tera = self.tera.borrow_mut();
+        let mut texts = self.texts.borrow_mut();
         if !tera.get_template_names().any(|loaded| loaded == name) {
             let Some((_, source)) = self.sources.iter().find(|(n, _)| n == name) else {
                 return Err(anyhow!("internal error: no template {name} is loaded"));
             };
-            tera.add_raw_template(name, source).map_err(internal)?;
+            if source.contains(&format!("import \"{SHARED}")) {
+                let shared = std::mem::take(&mut *self.shared.borrow_mut());
+                if !shared.is_empty() {
+                    tera.add_raw_templates(shared).map_err(internal)?;
+                }
+            }
+            match lifted::lift(source) {
+                Some(lifted) => {
+                    tera.add_raw_template(name, &lifted.source)
+                        .map_err(internal)?;
+                    texts.insert(name.to_owned(), lifted);
+                }
+                None => tera.add_raw_template(name, source).map_err(internal)?,
+            }
         }
-        tera.render(name, context)
+        let rendered = match texts.get(name) {
+            Some(lifted) if !lifted.texts.is_empty() => {
+                let mut context = context.clone();
+                context.insert(lifted::TEXTS, &lifted.texts);
+                tera.render(name, &context)
+            }
+            _ => tera.render(name, context),
+        };
+        let rendered = rendered
             .map_err(|e| anyhow!("{}", error_chain(&e)))
-            .with_context(|| format!("internal error: cannot render template {name}"))
+            .with_context(|| format!("internal error: cannot render template {name}"))?;
+        match texts.get(name) {
+            Some(lifted) => lifted.finish(&rendered),
+            None => Ok(rendered),
+        }
     }
 }
 
@@ -176,8 +209,19 @@ mod tests {
         let (mut sources, mut raw) = (Vec::new(), Vec::new());
         collect_all(&mut sources, &mut raw);
         let mut tera = Tera::default();
-        if let Err(e) = tera.add_raw_templates(sources) {
+        if let Err(e) = tera.add_raw_templates(sources.clone()) {
             panic!("{}", error_chain(&e));
+        }
+        // And as `render` parses them: with their text lifted out.
+        let lifted: Vec<(String, String)> = sources
+            .into_iter()
+            .map(|(name, source)| {
+                let source = lifted::lift(source).map_or(source.to_owned(), |l| l.source);
+                (name, source)
+            })
+            .collect();
+        if let Err(e) = Tera::default().add_raw_templates(lifted) {
+            panic!("lifted: {}", error_chain(&e));
         }
     }
 }

@@ -55,11 +55,19 @@ pub fn read_file(path: &Path) -> Result<String> {
             path.display()
         )
     })?;
+    // Tabs, line ends and form feeds (which old license texts have between sections) are
+    // text; any other control character means a binary file.
+    let is_text = |text: &str| {
+        !text
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c'))
+    };
     let text = match String::from_utf8(bytes) {
-        Ok(text) if !text.contains('\0') => text,
+        Ok(text) if is_text(&text) => text,
         _ => bail!(
-            "the license file {} is not text (it is binary or not UTF-8): give a text file \
-             with the header to put at the top of generated source files",
+            "the license file {} is not text (it is binary, not UTF-8, or holds control \
+             characters): give a text file with the header to put at the top of generated \
+             source files",
             path.display()
         ),
     };
@@ -140,6 +148,9 @@ mod tests {
         assert_eq!(text, "Copyright ACME.\n\nAll rights reserved.\n");
         let go = read(b"/*\nCopyright YEAR ACME.\n*/\n").expect("go block");
         assert_eq!(go, "Copyright YEAR ACME.\n");
+        let sections = read(b"Copyright ACME.\n\x0c\n\tSection 2.\n").expect("form feed, tab");
+        // The form feed is trailing whitespace on its line, which goes.
+        assert_eq!(sections, "Copyright ACME.\n\n\tSection 2.\n");
     }
 
     #[test]
@@ -150,6 +161,8 @@ mod tests {
             (b"/*\n*/\n", "is empty"),
             (b"\x7fELF\0\x01", "is not text"),
             (b"\xff\xfe", "is not text"),
+            (b"Copyright ACME.\x01\n", "is not text"),
+            (b"Copyright ACME.\x1b[0m\n", "is not text"),
         ] {
             let error = read(content).expect_err("refused").to_string();
             assert!(error.contains(needle), "{content:?}: {error}");

@@ -43,6 +43,23 @@ pub fn boilerplate(license: License, owner: &str, year: u32) -> String {
 pub const OWNER_WITH_FILE: &str = "--owner does not apply with --license-file: the file's text \
      is the whole license header, so put the copyright holder in it and leave --owner out";
 
+/// Refuses an `--owner` that cannot be the copyright line's holder: empty, or more than one
+/// line (or holding another control character).
+pub fn check_owner(owner: &str) -> Result<()> {
+    if owner.trim().is_empty() {
+        bail!(
+            "--owner is empty: give the copyright holder, e.g. --owner 'Jane Doe', or leave it out"
+        );
+    }
+    if owner.chars().any(char::is_control) {
+        bail!(
+            "--owner holds a line break or another control character: give the copyright \
+             holder on one line, e.g. --owner 'Jane Doe'"
+        );
+    }
+    Ok(())
+}
+
 /// The text of `--license-file <path>`, as hack/boilerplate.txt holds it: lines of text that
 /// each generated Rust file gets as `//` comments. A kubebuilder header (a Go `/* ... */`
 /// block, as its `--license-file` wants) is taken without its delimiters, so that the file a
@@ -151,6 +168,14 @@ mod tests {
         let sections = read(b"Copyright ACME.\n\x0c\n\tSection 2.\n").expect("form feed, tab");
         // The form feed is trailing whitespace on its line, which goes.
         assert_eq!(sections, "Copyright ACME.\n\n\tSection 2.\n");
+    }
+
+    #[test]
+    fn an_owner_is_one_line_of_text() {
+        assert!(check_owner("Jane Doe").is_ok());
+        for owner in ["", "  ", "Jane\nDoe", "Jane\u{1}"] {
+            assert!(check_owner(owner).is_err(), "{owner:?}");
+        }
     }
 
     #[test]

@@ -73,10 +73,8 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
         None => None,
     };
     if args.license.is_some() || license_file.is_some() || args.owner.is_some() {
-        if let Some(owner) = &args.owner
-            && owner.trim().is_empty()
-        {
-            bail!("--owner is empty: give the copyright holder, e.g. --owner 'Jane Doe'");
+        if let Some(owner) = &args.owner {
+            license::check_owner(owner)?;
         }
         if let Some(license) = args.license {
             after.license = license.into();

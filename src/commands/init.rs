@@ -35,14 +35,8 @@ pub fn run(root: &Path, args: InitArgs) -> Result<()> {
         }
     };
     let domain = Domain::parse(&args.domain)?;
-    if args
-        .owner
-        .as_ref()
-        .is_some_and(|owner| owner.trim().is_empty())
-    {
-        bail!(
-            "--owner is empty: give the copyright holder, e.g. --owner 'Jane Doe', or leave it out"
-        );
+    if let Some(owner) = &args.owner {
+        license::check_owner(owner)?;
     }
     let plugins = match &args.plugins {
         Some(list) => parse_plugins(list, "init")?,

@@ -248,8 +248,10 @@ impl Driver {
     }
 }
 
-/// Why a reconcile failed.
+/// Why a reconcile failed. A later runtime may tell more cases apart (`NotSynced` came with
+/// the caches), so a match on it needs a `_` arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Failure<E: std::error::Error + 'static> {
     /// `apply` failed.
     #[error(transparent)]

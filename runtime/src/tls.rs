@@ -36,8 +36,9 @@ pub const RELOAD_INTERVAL: Duration = Duration::from_secs(10);
 /// How long a client may take to complete the TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Why a serving certificate cannot be used.
+/// Why a serving certificate cannot be used (more cases may come: match it with a `_` arm).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TlsError {
     #[error("cannot read {}: {source}", path.display())]
     Read { path: PathBuf, source: io::Error },

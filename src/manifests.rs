@@ -5,8 +5,9 @@
 //! The invariant: for every project rbuilder scaffolds, these files are byte for byte what
 //! `cargo run --bin manifests` writes from the code. rbuilder cannot run that binary (it never
 //! compiles), so it holds the same knowledge here, in one place: a document becomes a sorted
-//! JSON value, then YAML through serde-saphyr, after the same header; the CRD templates hold
-//! what kube-derive produces for the scaffolded types; RBAC rules merge, and the role follows
+//! JSON value, then YAML through serde-saphyr, after the same header; a CRD is built from the
+//! description of the kind's types that the types template prints too
+//! (`model::api_types`); RBAC rules merge, and the role follows
 //! the operator's scope, by the runtime's own code (`runtime/src/role.rs`, compiled here as
 //! [`role`]). The generated-project tests run `manifests --check` on every variant to prove
 //! the two agree.
@@ -14,7 +15,9 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::model::{ApiTypes, Resource};
 
 /// The runtime's `role.rs` (plain data: std, serde, serde_json), compiled here too, so that the
 /// role rbuilder writes when it scaffolds and the one the generated `manifests` binary writes
@@ -168,11 +171,48 @@ pub fn crd_with_conversion(existing: &str, file: &str) -> Result<String> {
     to_yaml(&crd)
 }
 
+/// The one-version CRD of `r` as kube-derive makes it from the types rbuilder scaffolds
+/// (`types`), as JSON: what `crd_with_version` merges into the kind's CRD file.
+pub fn crd(r: &Resource, types: &ApiTypes) -> String {
+    let kind = r.kind.as_str();
+    let mut names = json!({
+        "kind": kind,
+        "plural": r.plural.as_ref(),
+        "singular": r.kind.lower(),
+    });
+    if !r.short_names.is_empty() {
+        let short: Vec<&str> = r.short_names.iter().map(AsRef::as_ref).collect();
+        names["shortNames"] = json!(short);
+    }
+    let mut version = json!({
+        "name": r.version.as_ref(),
+        "schema": {"openAPIV3Schema": types.openapi_schema(kind)},
+        "served": true,
+        "storage": true,
+        "subresources": {"status": {}},
+    });
+    if let Some(columns) = types.printer_columns() {
+        version["additionalPrinterColumns"] = columns;
+    }
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{}.{}", r.plural, r.api_group)},
+        "spec": {
+            "group": r.api_group,
+            "names": names,
+            "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+            "versions": [version],
+        },
+    })
+    .to_string()
+}
+
 /// The CRD file after adding (or, with --force, replacing) one version. `rendered` is a
-/// one-version CRD; `existing` is the file as it is now, if the kind already has one. The
+/// one-version CRD, as JSON; `existing` is the file as it is now, if the kind already has one. The
 /// existing versions and their storage flags are kept, so user edits to them survive.
 pub fn crd_with_version(existing: Option<&str>, rendered: &str, file: &str) -> Result<String> {
-    let new = parse(rendered, "internal error: a rendered CRD")?;
+    let new: Value = serde_json::from_str(rendered).context("internal error: a rendered CRD")?;
     let Some(existing) = existing else {
         return to_yaml(&new);
     };
@@ -276,8 +316,8 @@ mod tests {
 
     #[test]
     fn a_new_version_is_appended_and_not_storage() {
-        let v2 = CRD.replace("name: v1", "name: v2");
-        let out = crd_with_version(Some(CRD), &v2, "f").unwrap();
+        let v2 = parse(&CRD.replace("name: v1", "name: v2"), "v2").unwrap();
+        let out = crd_with_version(Some(CRD), &v2.to_string(), "f").unwrap();
         let value = parse(&out, "out").unwrap();
         let versions = value.pointer("/spec/versions").unwrap().as_array().unwrap();
         assert_eq!(versions.len(), 2);

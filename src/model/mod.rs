@@ -1,6 +1,7 @@
 //! The validated model: names that passed Kubernetes' and Rust's rules, and the resources
 //! built from them. Nothing here touches the disk.
 
+pub mod api_types;
 mod article;
 pub mod builtin;
 pub mod deploy_image;
@@ -11,6 +12,7 @@ mod resource;
 pub(crate) mod rust_names;
 pub mod webhook_path;
 
+pub use api_types::ApiTypes;
 pub use article::with_article;
 pub use image::ImageReference;
 pub use names::{ControllerName, Domain, Group, Kind, Plural, ProjectName, ShortName, Version};

@@ -52,16 +52,17 @@ impl Insert {
     }
 }
 
-/// How a merged file combines what it holds (if it exists) with the rendered template, `path`
-/// naming it in errors: a CRD gains a version.
+/// How a merged file combines what it holds (if it exists) with the new text, `path` naming it
+/// in errors: a CRD gains a version.
 pub type Merge = fn(existing: Option<&str>, rendered: &str, path: &str) -> Result<String>;
 
 enum Body {
     Template(String),
     /// Not from a template: an external resource's types, translated from its CRD.
     Text(String),
+    /// Made by the command, merged into what the file holds.
     Merged {
-        template: String,
+        text: String,
         merge: Merge,
     },
 }
@@ -92,14 +93,9 @@ impl Entry {
         Self::new(path.into(), Body::Text(text), if_exists)
     }
 
-    /// `path`, rendered from `template` and merged by `merge` into what it holds.
-    pub fn merged(path: impl Into<String>, template: impl Into<String>, merge: Merge) -> Self {
-        let template = template.into();
-        Self::new(
-            path.into(),
-            Body::Merged { template, merge },
-            IfExists::Refuse,
-        )
+    /// `path`, `text` merged by `merge` into what it holds.
+    pub fn merged(path: impl Into<String>, text: String, merge: Merge) -> Self {
+        Self::new(path.into(), Body::Merged { text, merge }, IfExists::Refuse)
     }
 
     fn new(path: String, body: Body, if_exists: IfExists) -> Self {
@@ -234,13 +230,9 @@ impl Entry {
         let text = match &self.body {
             Body::Template(template) => templates.render(template, &ctx)?,
             Body::Text(text) => text.clone(),
-            Body::Merged { template, merge } => {
+            Body::Merged { text, merge } => {
                 let existing = plan.read(path)?;
-                let merged = merge(
-                    existing.as_deref(),
-                    &templates.render(template, &ctx)?,
-                    path,
-                )?;
+                let merged = merge(existing.as_deref(), text, path)?;
                 return match existing {
                     Some(_) => plan.update(path.clone(), |_| Ok(merged)),
                     None => plan.create(path.clone(), merged),

@@ -3,8 +3,8 @@
 //! before other files' markers; its CRD version, merged into the kind's CRD. The manager's
 //! role is merged rather than written (see `rules`).
 
-use crate::manifests::crd_with_version;
-use crate::model::{ControllerName, Resource};
+use crate::manifests::{crd, crd_with_version};
+use crate::model::{ApiTypes, ControllerName, Resource};
 use crate::scaffold::{Additions, Entry, IfExists, Order, paths};
 
 /// Where the modules of the project's API are listed, and its CRDs.
@@ -61,13 +61,15 @@ pub fn of(
                 .insert(API_MOD, "crds", "inserts/api_mod_crd.rs"),
         );
         // The CRD as `make manifests` writes it: this version joins the kind's CRD.
-        add.add(
-            Entry::merged(r.crd_file(), format!("crd/{flavor}.yaml"), crd_with_version).insert(
-                paths::CRD_KUSTOMIZATION,
-                "crdkustomizeresource",
-                "inserts/crd_kustomization.yaml",
-            ),
-        );
+        if let Some(types) = ApiTypes::of(r) {
+            add.add(
+                Entry::merged(r.crd_file(), crd(r, &types), crd_with_version).insert(
+                    paths::CRD_KUSTOMIZATION,
+                    "crdkustomizeresource",
+                    "inserts/crd_kustomization.yaml",
+                ),
+            );
+        }
         // Roles for users of the kind, whatever its version.
         if first_version {
             for role in ["admin", "editor", "viewer"] {

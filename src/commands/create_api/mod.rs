@@ -22,7 +22,7 @@ use anyhow::Result;
 use super::finish;
 use crate::cli::CreateApiArgs;
 use crate::external::External;
-use crate::model::{ControllerName, Flavor, Resource};
+use crate::model::{ApiTypes, ControllerName, Flavor, Resource};
 use crate::project::{self, Project, Record};
 use crate::scaffold::{Plan, Templates, project_context};
 
@@ -35,7 +35,6 @@ pub(super) use resolve::{ExternalImport, external_request};
 const TEMPLATES: &[&str] = &[
     "api/",
     "controller/",
-    "crd/",
     "e2e/",
     "inserts/",
     "integration/",
@@ -123,6 +122,9 @@ fn context(root: &Path, project: &Project, r: &Resource, first_version: bool) ->
         ctx.insert("group_module", &r.group.module().unwrap_or_default());
     }
     ctx.insert("api_file", &r.api_file());
+    if let Some(types) = ApiTypes::of(r) {
+        ctx.insert("types", &types);
+    }
     ctx
 }
 

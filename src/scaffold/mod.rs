@@ -8,6 +8,7 @@ pub mod markers;
 pub mod owned;
 pub mod paths;
 mod plan;
+pub mod rust_layout;
 mod templates;
 
 pub use additions::{Additions, Entry, IfExists, Insert, Order};

@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result, anyhow};
 use include_dir::{Dir, include_dir};
 use tera::{Context, Tera, Value};
 
-use super::lifted;
+use super::{lifted, rust_layout};
 use crate::model::with_article;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
@@ -23,12 +23,10 @@ const RUNTIME_PREFIX: &str = "owned/runtime/";
 
 /// Renders the embedded templates by their path under `templates/`, without `.tera`.
 pub struct Templates {
-    /// Each template once it has been rendered, and the shared macros once one imports them:
-    /// Tera's parser is slow (see `lifted`), and a command renders a fraction of what it could
-    /// (create api one controller template of three), so templates are parsed when needed.
+    /// Each template once it has been rendered: Tera's parser is slow (see `lifted`), and a
+    /// command renders a fraction of what it could (create api one controller template of
+    /// three), so templates are parsed when needed.
     tera: RefCell<Tera>,
-    /// The shared macros, until a template that imports them is parsed.
-    shared: RefCell<Vec<(String, &'static str)>>,
     /// Each parsed template's plain text, lifted out before Tera parsed it (see `lifted`); none
     /// for a template parsed whole.
     texts: RefCell<HashMap<String, lifted::Lifted>>,
@@ -40,17 +38,11 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// The templates whose names start with one of `prefixes` (and the shared ones they
-    /// import).
+    /// The templates whose names start with one of `prefixes`.
     pub fn load(prefixes: &[&str]) -> Result<Self> {
         let (mut sources, mut raw) = (Vec::new(), Vec::new());
         collect_all(&mut sources, &mut raw);
         let wanted = |name: &str| prefixes.iter().any(|p| name.starts_with(p));
-        let shared: Vec<(String, &str)> = sources
-            .iter()
-            .filter(|(name, _)| name.starts_with(SHARED))
-            .cloned()
-            .collect();
         sources.retain(|(name, _)| wanted(name));
         raw.retain(|(name, _)| wanted(name));
         let mut names: Vec<String> = sources
@@ -63,9 +55,9 @@ impl Templates {
         // Generated files are code and YAML, never HTML.
         tera.autoescape_on(Vec::new());
         tera.register_filter("a", article_filter);
+        rust_layout::register(&mut tera);
         Ok(Self {
             tera: RefCell::new(tera),
-            shared: RefCell::new(shared),
             texts: RefCell::default(),
             sources,
             raw,
@@ -92,12 +84,6 @@ impl Templates {
             let Some((_, source)) = self.sources.iter().find(|(n, _)| n == name) else {
                 return Err(anyhow!("internal error: no template {name} is loaded"));
             };
-            if source.contains(&format!("import \"{SHARED}")) {
-                let shared = std::mem::take(&mut *self.shared.borrow_mut());
-                if !shared.is_empty() {
-                    tera.add_raw_templates(shared).map_err(internal)?;
-                }
-            }
             match lifted::lift(source) {
                 Some(lifted) => {
                     tera.add_raw_template(name, &lifted.source)
@@ -137,9 +123,6 @@ fn article_filter(value: &Value, args: &HashMap<String, Value>) -> tera::Result<
     }
     Ok(Value::String(text))
 }
-
-/// The templates every other one may import.
-const SHARED: &str = "shared/";
 
 fn internal(e: tera::Error) -> anyhow::Error {
     anyhow!(

@@ -11,6 +11,7 @@ use crate::manifests::role_with_rules;
 use crate::model::{Resource, with_article};
 use crate::project::{Project, Record, ResourceEntry};
 use crate::scaffold::Plan;
+use crate::scaffold::rust_layout::{MAX_WIDTH, ONE_LINE_WIDTH};
 
 /// One rule of a controller template's `rbac_rules`: `{group}` and `{plural}` stand for the
 /// controller's kind, as `group` and `plural` do in the generated code.
@@ -161,11 +162,6 @@ fn rules_of(entry: &ResourceEntry, rows: Vec<Row>) -> Result<Vec<Rule>> {
     Ok(rules)
 }
 
-/// The widest line rustfmt leaves (its default `max_width`, which generated projects keep).
-const MAX_WIDTH: usize = 100;
-/// The widest a call's arguments, or an array's items, may be on one line before rustfmt puts
-/// them one a line (its default `fn_call_width` and `array_width`).
-const ONE_LINE_WIDTH: usize = 60;
 /// The indentation of `rbac_rules`' body, a method of `impl Reconciler`.
 const BODY_INDENT: &str = "        ";
 

@@ -15,6 +15,7 @@
 //! defines macros is left whole: a macro's body does not see the render's context.
 
 use anyhow::{Result, bail};
+use tera::{Context, Value};
 
 /// The context key under which a lifted template finds the texts of its blocks.
 pub const TEXTS: &str = "__text";
@@ -28,8 +29,17 @@ pub struct Lifted {
     pub source: String,
     /// The texts inside blocks, by their index in `{{ __text.N }}`.
     pub texts: Vec<String>,
-    /// The texts outside blocks, in the order of the separators that stand for them.
-    outside: Vec<String>,
+    /// What stands outside blocks, in the order of the separators that stand for it.
+    outside: Vec<Outside>,
+}
+
+/// A text outside blocks, or a variable printed there.
+enum Outside {
+    Text(String),
+    /// `{{ resource.kind }}`: a variable, with no filter or operator, printed outside blocks.
+    /// Tera's parser spends tens of thousands of instructions on such a tag, more than the
+    /// lookup costs here, and a template holds dozens.
+    Variable(Vec<String>),
 }
 
 /// `source` with its text lifted out, or `None` when it must be parsed whole (it defines
@@ -40,6 +50,8 @@ pub fn lift(source: &str) -> Option<Lifted> {
         texts: Vec::new(),
         outside: Vec::new(),
     };
+    // A variable the template sets itself is Tera's to print, not the context's.
+    let assigned = assigned(source);
     let mut rest = source;
     // Whether the tag before the current text ends with `-`.
     let mut trim_start = false;
@@ -53,6 +65,15 @@ pub fn lift(source: &str) -> Option<Lifted> {
         let end = tag_end(tag_and_after)?;
         let tag = &tag_and_after[..end];
         rest = &tag_and_after[end..];
+        if depth == 0
+            && let Some(path) = variable(tag)
+            && !assigned.contains(&path[0].as_str())
+        {
+            lifted.source.push(SEPARATOR);
+            lifted.outside.push(Outside::Variable(path));
+            trim_start = tag[..tag.len() - 2].ends_with('-');
+            continue;
+        }
         match tag_name(tag) {
             Some("macro") => return None,
             Some("raw") => {
@@ -89,26 +110,28 @@ impl Lifted {
         }
         match self.outside.last_mut() {
             // Right after another text: one text.
-            Some(last) if self.source.ends_with(SEPARATOR) => last.push_str(text),
+            Some(Outside::Text(last)) if self.source.ends_with(SEPARATOR) => last.push_str(text),
             _ => {
                 self.source.push(SEPARATOR);
-                self.outside.push(text.to_owned());
+                self.outside.push(Outside::Text(text.to_owned()));
             }
         }
     }
 
-    /// What the template renders, from what Tera rendered of `source`: the texts outside
-    /// blocks put back in place of their separators.
-    pub fn finish(&self, rendered: &str) -> Result<String> {
+    /// What the template renders, from what Tera rendered of `source` with `context`: the
+    /// texts outside blocks, and the variables printed there, put back in place of their
+    /// separators.
+    pub fn finish(&self, rendered: &str, context: &Context) -> Result<String> {
         let mut pieces = rendered.split(SEPARATOR);
         let mut text = String::with_capacity(rendered.len() + self.outside_len());
         text.push_str(pieces.next().unwrap_or_default());
         let mut outside = self.outside.iter();
         for piece in pieces {
-            let Some(lifted) = outside.next() else {
-                bail!("internal error: a value holds the template's separator (U+0001)");
-            };
-            text.push_str(lifted);
+            match outside.next() {
+                Some(Outside::Text(lifted)) => text.push_str(lifted),
+                Some(Outside::Variable(path)) => print(&mut text, path, context)?,
+                None => bail!("internal error: a value holds the template's separator (U+0001)"),
+            }
             text.push_str(piece);
         }
         if outside.next().is_some() {
@@ -118,8 +141,71 @@ impl Lifted {
     }
 
     fn outside_len(&self) -> usize {
-        self.outside.iter().map(String::len).sum()
+        let len = |o: &Outside| match o {
+            Outside::Text(text) => text.len(),
+            Outside::Variable(_) => 0,
+        };
+        self.outside.iter().map(len).sum()
     }
+}
+
+/// The variable path of `{{ a.b.c }}` (with or without whitespace control), if the tag is
+/// one variable and nothing else.
+fn variable(tag: &str) -> Option<Vec<String>> {
+    let inner = tag.strip_prefix("{{")?.strip_suffix("}}")?;
+    let inner = inner.strip_prefix('-').unwrap_or(inner);
+    let inner = inner.strip_suffix('-').unwrap_or(inner).trim();
+    let is_name = |part: &&str| {
+        part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let parts: Vec<&str> = inner.split('.').collect();
+    // `loop`, `__tera_context` and the like are Tera's own; none is printed outside blocks.
+    let own = ["loop", "true", "false", "__tera_context"].contains(&parts[0]);
+    (!own && parts.iter().all(is_name)).then(|| parts.into_iter().map(str::to_owned).collect())
+}
+
+/// The names that `{% set %}` and `{% set_global %}` tags of `source` assign.
+fn assigned(source: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut from = 0;
+    while let Some(i) = source[from..].find("{%") {
+        let at = from + i;
+        let tag = &source[at..];
+        if let Some(name @ ("set" | "set_global")) = tag_name(tag) {
+            let after = &tag[tag.find(name).unwrap_or(0) + name.len()..];
+            let after = after.trim_start();
+            let end = after
+                .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .unwrap_or(after.len());
+            names.push(&after[..end]);
+        }
+        from = at + 2;
+    }
+    names
+}
+
+/// Writes the value of the variable `path` of `context` to `text` as Tera prints it: a string
+/// as it is, a number or a boolean in its JSON form, nothing for a null.
+fn print(text: &mut String, path: &[String], context: &Context) -> Result<()> {
+    let mut value = path.first().and_then(|first| context.get(first));
+    for part in &path[1..] {
+        value = value.and_then(|v| v.get(part));
+    }
+    match value {
+        Some(Value::String(s)) => text.push_str(s),
+        Some(v @ (Value::Number(_) | Value::Bool(_))) => text.push_str(&v.to_string()),
+        Some(Value::Null) => {}
+        Some(_) => bail!(
+            "internal error: the template prints {}, a list or a map",
+            path.join(".")
+        ),
+        None => bail!(
+            "internal error: the template prints {}, which is not defined",
+            path.join(".")
+        ),
+    }
+    Ok(())
 }
 
 /// `text` trimmed at either end, as Tera trims (Unicode whitespace).
@@ -204,7 +290,7 @@ mod tests {
         let mut with_texts = context.clone();
         with_texts.insert(TEXTS, &lifted.texts);
         let rendered = Tera::one_off(&lifted.source, &with_texts, false).unwrap();
-        let rendered = lifted.finish(&rendered).unwrap();
+        let rendered = lifted.finish(&rendered, context).unwrap();
         assert_eq!(rendered, whole, "{source:?} lifted as {:?}", lifted.source);
     }
 
@@ -244,14 +330,46 @@ mod tests {
     fn only_texts_inside_blocks_go_through_the_context() {
         let lifted = lift("a {{ x }} b {% if x %} c {% endif %} d").unwrap();
         assert_eq!(lifted.texts, [" c "]);
-        assert_eq!(lifted.outside, ["a ", " b ", " d"]);
+        let outside: Vec<String> = lifted
+            .outside
+            .iter()
+            .map(|o| match o {
+                Outside::Text(text) => text.clone(),
+                Outside::Variable(path) => format!("<{}>", path.join(".")),
+            })
+            .collect();
+        assert_eq!(outside, ["a ", "<x>", " b ", " d"]);
+        // Tera parses the blocks alone.
+        assert_eq!(
+            lifted.source,
+            "\u{1}\u{1}\u{1}{% if x %}{{ __text.0 }}{% endif %}\u{1}"
+        );
     }
 
     #[test]
     fn a_value_with_the_separator_is_an_error_not_a_wrong_file() {
-        let lifted = lift("a {{ x }} b").unwrap();
-        assert!(lifted.finish("\u{1}\u{1}\u{1}").is_err());
-        assert!(lifted.finish("\u{1}").is_err());
+        let lifted = lift("a {{ x | lower }} b").unwrap();
+        let context = Context::new();
+        assert!(lifted.finish("\u{1}\u{1}\u{1}", &context).is_err());
+        assert!(lifted.finish("\u{1}", &context).is_err());
+    }
+
+    #[test]
+    fn a_variable_printed_outside_blocks_is_the_contexts_value() {
+        let mut context = Context::new();
+        context.insert(
+            "resource",
+            &serde_json::json!({"kind": "Guestbook", "port": 8080, "none": null}),
+        );
+        for source in [
+            "{{ resource.kind }}: {{ resource.port }}{{ resource.none }}.",
+            "a\n  {{- resource.kind -}}\n  b",
+            "{% if resource.port %}{{ resource.kind }}{% endif %} {{ resource.kind }}",
+        ] {
+            same(source, &context);
+        }
+        let lifted = lift("{{ resource.missing }}").unwrap();
+        assert!(lifted.finish("\u{1}", &context).is_err());
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl Templates {
             .map_err(|e| anyhow!("{}", error_chain(&e)))
             .with_context(|| format!("internal error: cannot render template {name}"))?;
         match texts.get(name) {
-            Some(lifted) => lifted.finish(&rendered),
+            Some(lifted) => lifted.finish(&rendered, context),
             None => Ok(rendered),
         }
     }

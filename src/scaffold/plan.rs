@@ -2,6 +2,7 @@
 //! written. Applying it is the only place rbuilder writes to disk, so path checks, conflict
 //! detection, --dry-run and rollback each live here once.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Component, Path, PathBuf};
@@ -174,8 +175,10 @@ impl Plan {
     pub fn apply(&self) -> Result<()> {
         self.check()?;
         let mut done = Undo::default();
+        // Folders known to exist: each is looked up once, not once a file.
+        let mut dirs = HashSet::new();
         for op in &self.ops {
-            if let Err(e) = self.write(op, &mut done) {
+            if let Err(e) = self.write(op, &mut done, &mut dirs) {
                 done.roll_back();
                 return Err(e.context("nothing was changed"));
             }
@@ -185,10 +188,14 @@ impl Plan {
 
     /// Everything `apply` checks before it writes: paths, and conflicts with the disk.
     pub fn check(&self) -> Result<()> {
-        self.ops.iter().try_for_each(|op| self.check_op(op))
+        // Folders already checked: each is looked up once, not once a file in it.
+        let mut dirs = HashSet::new();
+        self.ops
+            .iter()
+            .try_for_each(|op| self.check_op(op, &mut dirs))
     }
 
-    fn check_op(&self, op: &FileOp) -> Result<()> {
+    fn check_op(&self, op: &FileOp, dirs: &mut HashSet<PathBuf>) -> Result<()> {
         let rel = Path::new(&op.path);
         if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
             bail!(
@@ -211,6 +218,9 @@ impl Plan {
         let mut dir = self.root.clone();
         for c in rel.parent().into_iter().flat_map(Path::components) {
             dir.push(c);
+            if !dirs.insert(dir.clone()) {
+                continue;
+            }
             match fs::symlink_metadata(&dir) {
                 Ok(m) if m.file_type().is_symlink() => bail!(
                     "{} is a symbolic link; rbuilder only writes inside the project folder",
@@ -225,7 +235,8 @@ impl Plan {
             }
         }
         let target = self.root.join(&op.path);
-        if let Ok(m) = fs::symlink_metadata(&target) {
+        let metadata = fs::symlink_metadata(&target);
+        if let Ok(m) = &metadata {
             if m.file_type().is_symlink() {
                 bail!(
                     "{} is a symbolic link; rbuilder writes only regular files, so replace the \
@@ -242,10 +253,14 @@ impl Plan {
                 );
             }
         }
-        let current = match fs::read_to_string(&target) {
-            Ok(text) => Some(text),
+        let current = match metadata {
+            // Most files a command writes are new: no read for them.
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", op.path)),
+            _ => match fs::read_to_string(&target) {
+                Ok(text) => Some(text),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => return Err(e).with_context(|| format!("cannot read {}", op.path)),
+            },
         };
         match (op.action, current) {
             (Action::Create, Some(_)) => bail!(
@@ -264,7 +279,7 @@ impl Plan {
         }
     }
 
-    fn write(&self, op: &FileOp, done: &mut Undo) -> Result<()> {
+    fn write(&self, op: &FileOp, done: &mut Undo, dirs: &mut HashSet<PathBuf>) -> Result<()> {
         let target = self.root.join(&op.path);
         if op.action == Action::Delete {
             fs::remove_file(&target).with_context(|| format!("cannot delete {}", op.path))?;
@@ -272,21 +287,34 @@ impl Plan {
             return Ok(());
         }
         if let Some(parent) = target.parent() {
-            create_dirs(parent, done)
+            create_dirs(parent, done, dirs)
                 .with_context(|| format!("cannot create the folder for {}", op.path))?;
         }
-        write_atomically(&target, &op.contents)
-            .with_context(|| format!("cannot write {}", op.path))?;
+        let written = match op.action {
+            Action::Create => write_new(&target, &op.contents),
+            _ => write_atomically(&target, &op.contents),
+        };
+        written.with_context(|| format!("cannot write {}", op.path))?;
         done.files.push((target, op.original.clone()));
         Ok(())
     }
 }
 
+/// Writes a new file, refusing to replace one that appeared since the plan was checked. It is
+/// neither written through a temporary file nor synced: nothing of the user's is at stake (a
+/// failure removes it, a crash at worst leaves it short), and scaffolding stays in
+/// milliseconds: a sync costs about as much as rendering a template, a rename a file creation.
+fn write_new(target: &Path, contents: &str) -> io::Result<()> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)?;
+    f.write_all(contents.as_bytes())
+}
+
 /// Writes a sibling temporary file, then renames it over the target, so a file is never
 /// seen half-written. A replaced file keeps its permissions, and its new contents reach the
-/// disk before the rename, so that a crash cannot leave the user's file empty; a new file is
-/// not synced (at worst a crash leaves it empty, and nothing of the user's is lost), which
-/// keeps scaffolding in milliseconds: a sync costs about as much as rendering a template.
+/// disk before the rename, so that a crash cannot leave the user's file empty.
 fn write_atomically(target: &Path, contents: &str) -> io::Result<()> {
     let name = target
         .file_name()
@@ -308,16 +336,20 @@ fn write_atomically(target: &Path, contents: &str) -> io::Result<()> {
     result
 }
 
-/// Creates `dir` and its missing ancestors, recording each one created for rollback.
-fn create_dirs(dir: &Path, done: &mut Undo) -> io::Result<()> {
-    if dir.is_dir() {
+/// Creates `dir` and its missing ancestors, recording each one created for rollback; `known`
+/// holds the folders known to exist.
+fn create_dirs(dir: &Path, done: &mut Undo, known: &mut HashSet<PathBuf>) -> io::Result<()> {
+    if known.contains(dir) {
         return Ok(());
     }
-    if let Some(parent) = dir.parent() {
-        create_dirs(parent, done)?;
+    if !dir.is_dir() {
+        if let Some(parent) = dir.parent() {
+            create_dirs(parent, done, known)?;
+        }
+        fs::create_dir(dir)?;
+        done.dirs.push(dir.to_owned());
     }
-    fs::create_dir(dir)?;
-    done.dirs.push(dir.to_owned());
+    known.insert(dir.to_owned());
     Ok(())
 }
 
@@ -348,6 +380,18 @@ impl Undo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_file_never_replaces_one_that_appeared_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.rs");
+        write_new(&target, "ours").unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "ours");
+        // Someone else's file, created after the plan was checked.
+        fs::write(&target, "theirs").unwrap();
+        assert!(write_new(&target, "ours again").is_err());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "theirs");
+    }
 
     fn tree(root: &Path) -> Vec<String> {
         let mut out = Vec::new();

@@ -42,19 +42,14 @@ pub struct PrintColumn {
     #[serde(rename = "type_")]
     pub type_: &'static str,
     pub json_path: &'static str,
-    /// rustfmt writes the column one argument a line when its arguments are longer than its
-    /// `attr_fn_like_width` (70 characters).
-    pub vertical: bool,
 }
 
 impl PrintColumn {
     fn new(name: &'static str, type_: &'static str, json_path: &'static str) -> Self {
-        let arguments = format!(r#"name = "{name}", type_ = "{type_}", json_path = "{json_path}""#);
         Self {
             name,
             type_,
             json_path,
-            vertical: arguments.len() > 70,
         }
     }
 }
@@ -167,16 +162,14 @@ impl Field {
             Type::Conditions => "Vec::is_empty",
             _ => "Option::is_none",
         };
-        match (&self.presence, self.type_) {
-            (Presence::Optional, _) => {
-                out.push(format!(
-                    r#"#[serde(default, skip_serializing_if = "{skip}")]"#
-                ));
-            }
-            (Presence::Defaulted { function, .. }, _) => out.push(format!(
+        match &self.presence {
+            Presence::Optional => out.push(format!(
+                r#"#[serde(default, skip_serializing_if = "{skip}")]"#
+            )),
+            Presence::Defaulted { function, .. } => out.push(format!(
                 r#"#[serde(default = "{function}", skip_serializing_if = "{skip}")]"#
             )),
-            (Presence::Required, _) => {}
+            Presence::Required => {}
         }
         if let Some(min) = self.min_length {
             out.push(format!("#[schemars(length(min = {min}))]"));
@@ -560,11 +553,5 @@ mod tests {
         assert_eq!(schema["properties"]["conditions"]["nullable"], Value::Null);
         assert_eq!(spec.fields[1].rust_type(), "Option<i32>");
         assert_eq!(spec.fields[2].rust_type(), "Vec<metav1::Condition>");
-    }
-
-    #[test]
-    fn a_print_column_longer_than_rustfmts_width_is_written_one_argument_a_line() {
-        assert!(!PrintColumn::new("Ready", "integer", ".status.readyReplicas").vertical);
-        assert!(PrintColumn::new("Age", "date", ".metadata.creationTimestamp").vertical);
     }
 }

@@ -17,6 +17,8 @@ pub const MAX_WIDTH: usize = 100;
 /// The widest a call's arguments, or an array's items, may be on one line before rustfmt puts
 /// them one a line (its default `fn_call_width` and `array_width`).
 pub const ONE_LINE_WIDTH: usize = 60;
+/// The same for the arguments of an item of an attribute (its default `attr_fn_like_width`).
+const ATTRIBUTE_ITEM_WIDTH: usize = 70;
 
 /// Makes the functions below callable from templates, each as `rust_<name>`.
 pub fn register(tera: &mut Tera) {
@@ -50,6 +52,15 @@ pub fn register(tera: &mut Tera) {
             str(args, "value")?,
         )
         .into())
+    });
+    tera.register_function("rust_print_column", |args: &HashMap<String, Value>| {
+        let last = args.get("last").and_then(Value::as_bool).unwrap_or(false);
+        let column = [
+            str(args, "name")?,
+            str(args, "type_")?,
+            str(args, "json_path")?,
+        ];
+        Ok(print_column(column, last).into())
     });
 }
 
@@ -184,6 +195,27 @@ pub fn attr_str(indent: &str, name: &str, value: &str) -> String {
     }
 }
 
+/// `printcolumn(name = "..", type_ = "..", json_path = "..")` in `#[kube(...)]`, followed by a
+/// comma unless it is the `last` item: on one line if its arguments fit rustfmt's width for
+/// them, else one argument a line (without a trailing comma: rustfmt adds none in attributes).
+pub fn print_column([name, type_, json_path]: [&str; 3], last: bool) -> String {
+    let arguments = [
+        format!("name = \"{name}\""),
+        format!("type_ = \"{type_}\""),
+        format!("json_path = \"{json_path}\""),
+    ];
+    let comma = if last { "" } else { "," };
+    let one_line = arguments.join(", ");
+    if width(&one_line) <= ATTRIBUTE_ITEM_WIDTH {
+        format!("    printcolumn({one_line}){comma}")
+    } else {
+        format!(
+            "    printcolumn(\n        {}\n    ){comma}",
+            arguments.join(",\n        ")
+        )
+    }
+}
+
 /// `item` as a string literal, escaped as JSON escapes it (which Rust reads the same for the
 /// characters a container command holds).
 fn rust_str(item: &str) -> String {
@@ -280,6 +312,28 @@ mod tests {
             ));
         }
         assert_rustfmt_leaves(&source);
+    }
+
+    #[test]
+    fn rustfmt_keeps_the_layout_of_print_columns() {
+        let columns = [
+            ["Image", "string", ".spec.image"],
+            ["Ready", "integer", ".status.readyReplicas"],
+            ["Age", "date", ".metadata.creationTimestamp"],
+            ["Endpoint", "string", ".status.endpoint"],
+        ];
+        for last in 0..columns.len() {
+            let items: Vec<String> = columns[..=last]
+                .iter()
+                .enumerate()
+                .map(|(i, column)| print_column(*column, i == last))
+                .collect();
+            let attribute = format!(
+                "#[kube(\n    group = \"x\",\n{}\n)]\nstruct S;\n",
+                items.join("\n")
+            );
+            assert_rustfmt_leaves(&attribute);
+        }
     }
 
     #[test]

@@ -19,8 +19,8 @@
 #   library too, as Go has shipped it uncompiled since 1.20; Rust's comes compiled with the
 #   toolchain), with every dependency already downloaded (`cargo fetch`, `go mod tidy`) so no
 #   network time is counted. Rust: `cargo build` (dev profile, the edit loop) and `cargo build
-#   --release` (the generated Cargo.toml's release profile: opt-level "s", fat LTO, one codegen
-#   unit, stripped); Go: `CGO_ENABLED=0 go build`, as the generated Dockerfile builds it (Go has
+#   --release` (the generated Cargo.toml's release profile: opt-level "s", no cross-crate LTO,
+#   stripped); Go: `CGO_ENABLED=0 go build`, as the generated Dockerfile builds it (Go has
 #   one build, optimized; `make build` is the same `go build` after `make manifests generate fmt
 #   vet`). The Rust project builds with examples/demo-microservice's Cargo.lock, the crate
 #   versions the tests build, so the figures do not move with new crate releases.
@@ -393,7 +393,7 @@ if [ "$cold" = 1 ]; then
 else
   echo "PEER_COLD=0: caches reused, no cold builds; the rebuilds are against warm caches as always."
 fi
-echo "Rust release profile as generated: opt-level \"s\", lto = true, codegen-units = 1, strip = true."
+echo "Rust release profile as generated: opt-level \"s\", strip = true (Cargo's default lto and codegen-units)."
 echo "Logs of this run (managers, metrics, builds): ${logs#"$repo"/}/"
 echo "Both managers out of the cluster with the admin kubeconfig, no leader election, secure metrics; $objects objects plus bench-first; RSS and CPU from /proc."
 if [ -n "$port_name_fix" ]; then

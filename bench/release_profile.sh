@@ -3,7 +3,8 @@
 # ships: the cold `cargo build --release` (a fresh target folder, crates already downloaded),
 # the release rebuild after an edit of the controller (what `make docker-build` pays on every
 # code change: the Dockerfile caches the dependencies' layer, not the link), and the binary's
-# size. The profiles differ only in link-time optimization and codegen units, set through
+# size. The profiles differ only in link-time optimization (false: Cargo's default, LTO within
+# each crate only) and codegen units, set through
 # CARGO_PROFILE_RELEASE_* over the project's own [profile.release]. Takes about half an hour on
 # 2 cores; run it on an otherwise idle machine.
 #   bench/release_profile.sh [PROJECT]    (default: examples/demo-microservice)
@@ -37,4 +38,4 @@ profile() {
 echo "release profiles of $project (opt-level and strip as its Cargo.toml sets them):"
 profile fat true 1
 profile thin thin 16
-profile off false 16
+profile no-cross-crate false 16

@@ -4,8 +4,9 @@
 //! Rust view, [`ApiTypes`] serialized) and the CRD rbuilder writes before the project is first
 //! built ([`ApiTypes::openapi_schema`], [`ApiTypes::printer_columns`]). How a field becomes Rust
 //! and how kube-derive and schemars turn that Rust into a schema sit side by side in
-//! [`Field`], so that a field added here changes both. `make manifests --check` in every
-//! generated project is the safety net that the two agree with kube-derive.
+//! [`Field`], so that a field added here changes both. `runtime/tests/scaffolded_crds.rs`
+//! compiles golden trees' types with kube-derive and compares the CRDs (`cargo test
+//! --workspace`), and `make manifests --check` in every generated project is the safety net.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -39,7 +40,6 @@ pub struct Validation {
 #[derive(Debug, Serialize)]
 pub struct PrintColumn {
     pub name: &'static str,
-    #[serde(rename = "type_")]
     pub type_: &'static str,
     pub json_path: &'static str,
 }
@@ -78,10 +78,10 @@ pub enum Presence {
     Required,
     /// `Option<T>`, or a list that may be empty: left out when unset or empty.
     Optional,
-    /// `Option<T>` that serde fills with `function()`, which returns `Some(value)`: the CRD
-    /// carries the value as the field's default.
+    /// `Option<T>` that serde fills with `value` when it is left out (through a function and a
+    /// constant the types file defines, see [`Field::default_view`]): the CRD carries the value
+    /// as the field's default.
     Defaulted {
-        function: &'static str,
         value: i64,
     },
 }
@@ -141,17 +141,21 @@ impl Field {
         out
     }
 
-    /// The Rust type of the field.
-    fn rust_type(&self) -> String {
-        let value = match self.type_ {
+    /// The Rust type of the field's value.
+    fn value_type(&self) -> &'static str {
+        match self.type_ {
             Type::String => "String",
             Type::I32 => "i32",
             Type::I64 => "i64",
-            Type::Conditions => return "Vec<metav1::Condition>".to_owned(),
-        };
+            Type::Conditions => "Vec<metav1::Condition>",
+        }
+    }
+
+    /// The Rust type of the field.
+    fn rust_type(&self) -> String {
         match self.nullable() {
-            true => format!("Option<{value}>"),
-            false => value.to_owned(),
+            true => format!("Option<{}>", self.value_type()),
+            false => self.value_type().to_owned(),
         }
     }
 
@@ -166,8 +170,9 @@ impl Field {
             Presence::Optional => out.push(format!(
                 r#"#[serde(default, skip_serializing_if = "{skip}")]"#
             )),
-            Presence::Defaulted { function, .. } => out.push(format!(
-                r#"#[serde(default = "{function}", skip_serializing_if = "{skip}")]"#
+            Presence::Defaulted { .. } => out.push(format!(
+                r#"#[serde(default = "default_{}", skip_serializing_if = "{skip}")]"#,
+                self.name
             )),
             Presence::Required => {}
         }
@@ -236,7 +241,7 @@ impl Field {
 /// The schema of a status's conditions as the runtime's `conditions::schema` makes it: the
 /// list keyed by `type`, of k8s-openapi's `Condition` (its descriptions are the Go type's) with
 /// the checks controller-gen writes for the Go type. Kept here as data because rbuilder does
-/// not build k8s-openapi; `tests/crd_schemas.rs` compares the two.
+/// not build k8s-openapi; `runtime/tests/scaffolded_crds.rs` compares the two.
 fn conditions_schema() -> Value {
     json!({
         "items": {
@@ -293,6 +298,33 @@ struct FieldView<'a> {
     attributes: Vec<String>,
     name: &'a str,
     rust_type: String,
+    default: Option<DefaultView>,
+}
+
+/// What the types file defines for a defaulted field: `DEFAULT_PORT` and `default_port()`.
+#[derive(Serialize)]
+struct DefaultView {
+    json_name: String,
+    constant: String,
+    function: String,
+    value_type: &'static str,
+    value: i64,
+}
+
+impl Field {
+    /// The constant and function that give a defaulted field its value.
+    fn default_view(&self) -> Option<DefaultView> {
+        let Presence::Defaulted { value } = self.presence else {
+            return None;
+        };
+        Some(DefaultView {
+            json_name: self.json_name(),
+            constant: format!("DEFAULT_{}", self.name.to_ascii_uppercase()),
+            function: format!("default_{}", self.name),
+            value_type: self.value_type(),
+            value,
+        })
+    }
 }
 
 impl Serialize for Field {
@@ -302,6 +334,7 @@ impl Serialize for Field {
             attributes: self.attributes(),
             name: self.name,
             rust_type: self.rust_type(),
+            default: self.default_view(),
         }
         .serialize(serializer)
     }
@@ -423,7 +456,6 @@ impl ApiTypes {
                 "port",
                 Type::I32,
                 Presence::Defaulted {
-                    function: "default_port",
                     value: i64::from(port),
                 },
                 &["The port the container listens on, declared as its container port."],

@@ -40,7 +40,7 @@ pub enum Flavor {
 }
 
 impl Flavor {
-    /// The template family (a file name under `templates/controller/`, `crd/`, ...): a type
+    /// The template family (a file name under `templates/controller/`, `api/`, ...): a type
     /// this project does not define gets a controller as a built-in type does.
     pub fn templates(&self) -> &'static str {
         match self {

@@ -7,7 +7,10 @@
 //!   it becomes one separator character, and the render puts the text back where Tera's output
 //!   has the separator;
 //! - a text inside a block (repeated by a loop, or left out by a condition) becomes a reference,
-//!   `{{ __text.N }}`, to a list that the render gets in its context.
+//!   `{{ __text.N }}`, to a list that the render gets in its context;
+//! - a tag outside blocks that only prints a variable (`{{ resource.kind }}`) is not Tera's
+//!   either: it becomes a separator too, and the render prints the variable's value from the
+//!   context in its place, as Tera would.
 //!
 //! What Tera would have done to the text is done here: `{%-`/`{{-`/`{#-` trims the whitespace
 //! at the end of the text before the tag and `-%}`/`-}}`/`-#}` the whitespace at the start of
@@ -20,7 +23,8 @@ use tera::{Context, Value};
 /// The context key under which a lifted template finds the texts of its blocks.
 pub const TEXTS: &str = "__text";
 
-/// Stands for a text outside blocks: a control character, which no template or value holds.
+/// Stands for a text or a printed variable outside blocks: a control character, which no
+/// template or value holds.
 const SEPARATOR: char = '\u{1}';
 
 /// A template with its text lifted out.
@@ -161,7 +165,7 @@ fn variable(tag: &str) -> Option<Vec<String>> {
     };
     let parts: Vec<&str> = inner.split('.').collect();
     // `loop`, `__tera_context` and the like are Tera's own; none is printed outside blocks.
-    let own = ["loop", "true", "false", "__tera_context"].contains(&parts[0]);
+    let own = ["loop", "true", "false", "True", "False", "__tera_context"].contains(&parts[0]);
     (!own && parts.iter().all(is_name)).then(|| parts.into_iter().map(str::to_owned).collect())
 }
 
@@ -186,7 +190,8 @@ fn assigned(source: &str) -> Vec<&str> {
 }
 
 /// Writes the value of the variable `path` of `context` to `text` as Tera prints it: a string
-/// as it is, a number or a boolean in its JSON form, nothing for a null.
+/// as it is, a number as Rust displays it (`1.5`, a whole float without its `.0`), a boolean as
+/// `true` or `false`, nothing for a null.
 fn print(text: &mut String, path: &[String], context: &Context) -> Result<()> {
     let mut value = path.first().and_then(|first| context.get(first));
     for part in &path[1..] {
@@ -194,7 +199,11 @@ fn print(text: &mut String, path: &[String], context: &Context) -> Result<()> {
     }
     match value {
         Some(Value::String(s)) => text.push_str(s),
-        Some(v @ (Value::Number(_) | Value::Bool(_))) => text.push_str(&v.to_string()),
+        Some(Value::Number(n)) => match (n.is_f64(), n.as_f64()) {
+            (true, Some(float)) => text.push_str(&float.to_string()),
+            _ => text.push_str(&n.to_string()),
+        },
+        Some(Value::Bool(b)) => text.push_str(&b.to_string()),
         Some(Value::Null) => {}
         Some(_) => bail!(
             "internal error: the template prints {}, a list or a map",
@@ -359,10 +368,10 @@ mod tests {
         let mut context = Context::new();
         context.insert(
             "resource",
-            &serde_json::json!({"kind": "Guestbook", "port": 8080, "none": null}),
+            &serde_json::json!({"kind": "Guestbook", "port": 8080, "ratio": 1.0, "half": 0.5, "on": true, "none": null}),
         );
         for source in [
-            "{{ resource.kind }}: {{ resource.port }}{{ resource.none }}.",
+            "{{ resource.kind }}: {{ resource.port }}{{ resource.none }} {{ resource.ratio }} {{ resource.half }} {{ resource.on }}.",
             "a\n  {{- resource.kind -}}\n  b",
             "{% if resource.port %}{{ resource.kind }}{% endif %} {{ resource.kind }}",
         ] {

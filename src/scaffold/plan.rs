@@ -170,7 +170,8 @@ impl Plan {
             .collect()
     }
 
-    /// Checks every path and conflict first, then writes each file atomically; if any write
+    /// Checks every path and conflict first, then writes each file (a replaced one atomically,
+    /// see `write_atomically`); if any write
     /// fails, undoes the ones before it so the tree is left as it was.
     pub fn apply(&self) -> Result<()> {
         self.check()?;
@@ -309,7 +310,12 @@ fn write_new(target: &Path, contents: &str) -> io::Result<()> {
         .write(true)
         .create_new(true)
         .open(target)?;
-    f.write_all(contents.as_bytes())
+    let written = f.write_all(contents.as_bytes());
+    if written.is_err() {
+        // Created but not written (a full disk): the rollback only knows the files written.
+        let _ = fs::remove_file(target);
+    }
+    written
 }
 
 /// Writes a sibling temporary file, then renames it over the target, so a file is never

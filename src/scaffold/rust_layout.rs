@@ -5,7 +5,7 @@
 //! rustfmt's layout for that length, so that what rbuilder writes passes `cargo fmt --check`
 //! without running rustfmt. They are Tera functions rather than Tera macros because a macros
 //! file costs every command that imports it a parse of its own (Tera's parser is slow, see
-//! `lifted`). `indent` is the line's indentation in each of them. The tests run rustfmt on
+//! `lifted`). `indent`, where a function takes one, is the line's indentation. The tests run rustfmt on
 //! each layout for names of every length up to past the widest line.
 
 use std::collections::HashMap;

@@ -105,7 +105,9 @@ impl Templates {
             .map_err(|e| anyhow!("{}", error_chain(&e)))
             .with_context(|| format!("internal error: cannot render template {name}"))?;
         match texts.get(name) {
-            Some(lifted) => lifted.finish(&rendered, context),
+            Some(lifted) => lifted
+                .finish(&rendered, context)
+                .with_context(|| format!("internal error: cannot render template {name}")),
             None => Ok(rendered),
         }
     }

@@ -139,19 +139,10 @@ pub fn assign_call(indent: &str, lhs: &str, callee: &str, arg: &str) -> String {
     }
 }
 
-/// `lhs = Some("value");`: on one line if it fits, else `Some(...)` on the next line if it
-/// fits there, else the string alone on a line inside `Some(`...`)`.
+/// `lhs = Some("value");`: `Some` is a call of one argument that cannot break, laid out as
+/// [`assign_call`] lays one out.
 pub fn some_str(indent: &str, lhs: &str, value: &str) -> String {
-    let literal = format!("\"{value}\"");
-    let one_line = format!("{indent}{lhs} = Some({literal});");
-    let next_line = format!("{indent}    Some({literal});");
-    if width(&one_line) <= MAX_WIDTH {
-        one_line
-    } else if width(&next_line) <= MAX_WIDTH {
-        format!("{indent}{lhs} =\n{next_line}")
-    } else {
-        format!("{indent}{lhs} = Some(\n{indent}    {literal},\n{indent});")
-    }
+    assign_call(indent, lhs, "Some", &format!("\"{value}\""))
 }
 
 /// `lhs = &["item", ...];` at the top level: on one line if the items take at most 60 columns,

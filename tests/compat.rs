@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{project_files, rbuilder, repo};
+use common::{is_runtime_file, project_files, rbuilder, repo, share_runtime_build};
 
 /// The shared target folder for every generated project's build (tests/generated.rs's).
 fn target_dir() -> PathBuf {
@@ -95,6 +95,8 @@ fn update_keeps_the_projects_of_an_earlier_commit_compiling() {
         println!("{base}: {}", dir.display());
         let out = rbuilder(&dir, &["update"]).success().get_output().clone();
         println!("{}", String::from_utf8_lossy(&out.stdout));
+        // With the workspace's file times, so that the trees share one build of the runtime.
+        share_runtime_build(&dir);
         check(&dir);
     }
 }
@@ -138,6 +140,14 @@ fn a_new_operator_field_keeps_todays_projects_compiling() {
             let target = dir.join(path);
             std::fs::create_dir_all(target.parent().expect("a parent")).expect("create folder");
             std::fs::write(target, bytes).expect("write a file");
+        }
+        // The example's runtime, for both trees (this test patches it).
+        for (path, bytes) in project_files(&repo().join("examples/demo-microservice")) {
+            if is_runtime_file(&path) {
+                std::fs::create_dir_all(dir.join(&path).parent().expect("a parent"))
+                    .expect("mkdir");
+                std::fs::write(dir.join(path), bytes).expect("write a runtime file");
+            }
         }
         let lib = dir.join("runtime/src/lib.rs");
         let later = add_an_operator_field(&std::fs::read_to_string(&lib).expect("the runtime"));

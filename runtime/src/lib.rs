@@ -14,11 +14,13 @@
 //!   configurations by the operator's scope, as plain data too.
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
-//! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
-//! - [`helm`]: `manifests helm` (`make helm`), the Helm chart's templates made from what
-//!   `config/default` renders.
-//! - `testing`, `envtest` and `e2e` (feature `testing`): a mocked API server for unit tests, a
-//!   real API server for integration tests, and the harness of the end-to-end tests.
+//! - `manifests` and `helm` (feature `manifests`): the `manifests` binary, which writes the
+//!   CRDs, the role and the webhook configurations from the code, and `manifests helm` (`make
+//!   helm`), the Helm chart's templates made from what `config/default` renders. Build-time
+//!   tools: the manager builds without them.
+//! - `testing`, `envtest` and `e2e` (feature `testing`, for the project's dev-dependencies): a
+//!   mocked API server for unit tests, a real API server for integration tests, and the harness
+//!   of the end-to-end tests.
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
@@ -39,9 +41,11 @@ pub mod e2e;
 pub mod envtest;
 mod errors;
 mod events;
+#[cfg(feature = "manifests")]
 pub mod helm;
 mod leader_election;
 pub mod manager;
+#[cfg(any(feature = "manifests", feature = "testing"))]
 pub mod manifests;
 mod metrics;
 mod metrics_auth;

@@ -86,7 +86,8 @@ impl Caches {
     }
 }
 
-/// A cache still without its first list after [`SYNC_TIMEOUT`].
+/// A cache still without its first list after the cache sync timeout (2 minutes, as
+/// controller-runtime's `CacheSyncTimeout`).
 #[derive(Debug, thiserror::Error)]
 #[error("the controller's caches have not synced in {0:?}: see the log for the watch's error")]
 pub struct NotSynced(Duration);

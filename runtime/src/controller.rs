@@ -38,8 +38,10 @@ use tracing::{debug, info, warn};
 
 pub use kube::runtime::controller::{Action, Controller};
 
+pub use crate::cache::NotSynced;
+
 use crate::Context;
-use crate::cache::{self, NotSynced};
+use crate::cache;
 use crate::context::Scope;
 use crate::errors::{error_chain, is_deletion_in_progress, is_gone};
 use crate::events;

@@ -74,7 +74,7 @@ impl Project {
 
 /// How long a test waits for one expected change before failing. Generous, for slow CI
 /// clusters: nothing here waits for pods.
-const WAIT_TIMEOUT: Duration = Duration::from_secs(60);
+pub const WAIT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How often a condition is checked while waiting.
 const POLL_INTERVAL: Duration = Duration::from_millis(250);

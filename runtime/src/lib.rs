@@ -26,7 +26,7 @@
 
 pub mod admission;
 pub mod applied;
-pub mod cache;
+mod cache;
 #[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;
@@ -56,7 +56,7 @@ mod runnable;
 mod serve;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod tls;
+mod tls;
 pub mod webhook;
 
 pub use context::Context;

@@ -81,8 +81,8 @@ use crate::{Context, Operator, WatchScope, error_chain, webhook};
 /// The manager's flags: those of kubebuilder projects.
 #[derive(Parser, Debug)]
 pub struct Flags {
-    /// Address the /metrics endpoint binds to: "[host]:port" (":8443" is every interface, IPv6
-    /// and IPv4), or "0" to disable it. The default is loopback only, for `make run` on a
+    /// Address the /metrics endpoint binds to: "host:port", ":port" (":8443" is every
+    /// interface, IPv6 and IPv4), or "0" to disable it. The default is loopback only, for `make run` on a
     /// workstation; config/manager passes ":8443" in the cluster.
     #[arg(long, default_value = "127.0.0.1:8443")]
     pub metrics_bind_address: BindAddress,
@@ -108,7 +108,7 @@ pub struct Flags {
     #[arg(long, default_value = "tls.key", value_name = "FILE")]
     pub metrics_cert_key: String,
 
-    /// Address the webhook server binds to: "[host]:port", or "0" to disable it. The default
+    /// Address the webhook server binds to: "host:port", ":port", or "0" to disable it. The default
     /// is loopback only; config/default passes ":9443" in the cluster. Only a project with
     /// webhooks serves them.
     #[arg(long, default_value = "127.0.0.1:9443")]
@@ -134,7 +134,8 @@ pub struct Flags {
           default_missing_value = "true", value_name = "BOOL")]
     pub enable_webhooks: bool,
 
-    /// Address the /healthz and /readyz probes bind to: "[host]:port", or "0" to disable them.
+    /// Address the /healthz and /readyz probes bind to: "host:port", ":port", or "0" to
+    /// disable them.
     /// The default is loopback only; config/manager passes ":8081" for the kubelet's probes.
     #[arg(long, default_value = "127.0.0.1:8081")]
     pub health_probe_bind_address: BindAddress,

@@ -7,9 +7,9 @@
 //! The YAML has the keys of every mapping sorted, so it is stable whatever order the types
 //! declare their fields in; rbuilder writes the same bytes when it scaffolds these files.
 //!
-//! A build-time tool, behind the feature `manifests` (the binary, [`main`]), which the manager
-//! builds without: it never runs it. The test harnesses (feature `testing`) use
-//! [`crds`] and [`webhook_configurations`] to install what the code describes.
+//! A build-time tool, behind the feature `manifests` (the binary's `main`), which the manager
+//! builds without: it never runs it. The test harnesses (feature `testing`) use its `crds` and
+//! `webhook_configurations` to install what the code describes.
 
 #[cfg(feature = "manifests")]
 use std::fs;

@@ -19,7 +19,7 @@
 //! chart with the next `make helm`. The chart's own files (`Chart.yaml`, `values.yaml`,
 //! `_helpers.tpl`, `NOTES.txt`, `.helmignore`) are the user's: `rbuilder edit --plugins
 //! helm/v2-alpha` writes them once, and this module never touches them. It reads `values.yaml`
-//! only to point out where it no longer matches `config/` (see [`drift`]).
+//! only to point out where it no longer matches `config/` (see its module `drift`).
 
 mod convert;
 mod drift;

@@ -82,8 +82,8 @@ use crate::{Context, Operator, WatchScope, error_chain, webhook};
 #[derive(Parser, Debug)]
 pub struct Flags {
     /// Address the /metrics endpoint binds to: "host:port", ":port" (":8443" is every
-    /// interface, IPv6 and IPv4), or "0" to disable it. The default is loopback only, for `make run` on a
-    /// workstation; config/manager passes ":8443" in the cluster.
+    /// interface, IPv6 and IPv4), or "0" to disable it. The default is loopback only, for
+    /// `make run` on a workstation; config/manager passes ":8443" in the cluster.
     #[arg(long, default_value = "127.0.0.1:8443")]
     pub metrics_bind_address: BindAddress,
 

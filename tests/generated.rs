@@ -105,7 +105,13 @@ fn check_project(dir: &Path) {
         ],
     );
     run(dir, "cargo", &["fmt", "--check"]);
-    run(dir, "cargo", &["build", "--locked"]);
+    // As `make build` builds (DEV_FEATURES): the build that `make manifests` and the
+    // `manifests --check` below reuse. What the image builds is checked once, on the example.
+    run(
+        dir,
+        "cargo",
+        &["build", "--locked", "--features", "manifests"],
+    );
     check_manager_holds_no_build_time_tools(dir);
     // The unit tests, and the integration tests against kube-apiserver and etcd (envtest), as
     // the project's user runs them.
@@ -168,10 +174,9 @@ fn check_project(dir: &Path) {
     }
 }
 
-/// The manager is built as the image builds it (`cargo build`, no features) without the
-/// runtime's build-time tools (the manifests and Helm chart generators, feature
-/// `manifests`) and test harnesses (feature `testing`, for the tests only), and the `manifests`
-/// binary is not built with it.
+/// The manager, as the image builds it (`cargo build`, no features), gets the runtime without
+/// its build-time tools (the manifests and Helm chart generators, feature `manifests`) and test
+/// harnesses (feature `testing`, for the tests only).
 fn check_manager_holds_no_build_time_tools(dir: &Path) {
     let name = dir
         .file_name()
@@ -565,6 +570,12 @@ fn check_lint_fix(dir: &Path) {
 fn demo_microservice() {
     let example = repo().join("examples/demo-microservice");
     check_project(&example);
+    // The manager as the image builds it (Dockerfile): without the `manifests` feature.
+    run(
+        &example,
+        "cargo",
+        &["build", "--locked", "--bin", "demo-microservice"],
+    );
     check_runtime(&example);
 }
 

@@ -62,7 +62,10 @@ impl Assets {
                     None => format!("{DEFAULT_DIR} (no {PROJECT_DIR}/ in the project)"),
                 };
                 let release = releases.as_deref().and_then(newest_release);
-                (release.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)), looked)
+                (
+                    release.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)),
+                    looked,
+                )
             }
         };
         let find = |variable: &str, binary: &str| {
@@ -284,6 +287,9 @@ mod tests {
             message.contains(&format!("(looked in {releases}/ and {DEFAULT_DIR})")),
             "{message}"
         );
-        assert!(message.contains("run `make setup-envtest` once"), "{message}");
+        assert!(
+            message.contains("run `make setup-envtest` once"),
+            "{message}"
+        );
     }
 }

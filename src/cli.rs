@@ -32,7 +32,10 @@ impl Cli {
     /// suggest `create-api`), and the alias should never be shown.
     pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Self, clap::Error> {
         let mut args: Vec<OsString> = args.into_iter().collect();
-        if args.get(1).is_some_and(|command| command == CREATE_API_ALIAS) {
+        if args
+            .get(1)
+            .is_some_and(|command| command == CREATE_API_ALIAS)
+        {
             args.splice(1..2, ["create".into(), "api".into()]);
         }
         Self::try_parse_from(args)

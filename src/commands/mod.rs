@@ -41,9 +41,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let done = |result: Result<()>| result.map(|()| Outcome::Done);
     match cli.command {
         Command::Init(args) => done(init::run(&current_dir()?, args)),
-        Command::Create(CreateCommand::Api(args)) => {
-            done(create_api::run(&current_dir()?, *args))
-        }
+        Command::Create(CreateCommand::Api(args)) => done(create_api::run(&current_dir()?, *args)),
         Command::Create(CreateCommand::Webhook(args)) => {
             done(create_webhook::run(&current_dir()?, args))
         }

@@ -83,7 +83,11 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     if !edited.is_empty() {
         report.push_str(&format!(
             "--force {} your changes to: {}\n",
-            if dry_run { "would overwrite" } else { "overwrote" },
+            if dry_run {
+                "would overwrite"
+            } else {
+                "overwrote"
+            },
             edited.join(", ")
         ));
     }

@@ -199,9 +199,7 @@ mod tests {
     #[test]
     fn an_e2e_test_renames_the_image_without_losing_its_tag_or_digest() {
         fn renamed(image: &str) -> String {
-            ImageReference::parse(image)
-                .expect(image)
-                .renamed_for_e2e()
+            ImageReference::parse(image).expect(image).renamed_for_e2e()
         }
         assert_eq!(renamed("nginx:1.27"), "docker.io/library/nginx:1.27");
         assert_eq!(

@@ -6,7 +6,7 @@
 //! ````text
 //! ```sh run                 commands the reader types, run in order (in one folder: a `cd`
 //!                           carries over to the next block); each must succeed
-//! ```sh run eventually      the same, run again (for up to ten minutes) until what the next
+//! ```sh run eventually      the same, run again (for up to six minutes) until what the next
 //!                           `output` block shows is what it prints: a state that takes a
 //!                           moment (a controller's work, a manager starting)
 //! ```sh run fails          run, and must fail: the reader is shown an error (its output is

@@ -184,6 +184,9 @@ impl Session {
             .stdin(Stdio::null())
             .env("PATH", &self.path)
             .env("KUBECONFIG", &self.kubeconfig)
+            // kubectl's discovery cache of its own, so that what kubectl knows of the API
+            // server comes from this walk alone.
+            .env("KUBECACHEDIR", self.scratch.join("kube-cache"))
             .env("CARGO_TARGET_DIR", &self.target_dir)
             .env("CARGO_INCREMENTAL", "0")
             .env("CARGO_PROFILE_DEV_DEBUG", "0")

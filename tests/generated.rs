@@ -205,8 +205,8 @@ fn check_manager_holds_no_build_time_tools(dir: &Path) {
     );
 }
 
-/// The manager, started with no cluster reachable, says so in one line and exits non-zero;
-/// `--help` lists its flags.
+/// The manager, started with no cluster reachable by `cargo run`, says so in one line and
+/// exits non-zero; `--help` lists its flags.
 fn check_manager_without_a_cluster(dir: &Path) {
     let name = dir
         .file_name()
@@ -231,7 +231,15 @@ fn check_manager_without_a_cluster(dir: &Path) {
     ] {
         assert!(help.contains(flag), "{name} --help lacks {flag}:\n{help}");
     }
-    let out = Command::new(&manager)
+    // Started as a user starts it, `cargo run` (the package's default-run), which must not
+    // have to be told which of the two binaries to run: with the `manifests` feature, as `make
+    // run` builds it (DEV_FEATURES), both are there.
+    let out = Command::new("cargo")
+        .args(["run", "--quiet", "--locked", "--features", "manifests"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("KUBECONFIG", dir.join("no-such-kubeconfig"))
         .env_remove("KUBERNETES_SERVICE_HOST")
         .output()

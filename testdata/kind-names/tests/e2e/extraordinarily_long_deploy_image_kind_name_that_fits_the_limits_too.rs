@@ -31,9 +31,11 @@ const SAMPLE: &str =
 /// The `controller` label of the controller's metrics.
 const CONTROLLER: &str = "extraordinarilylongdeployimagekindnamethatfitsthelimitstoo";
 
-/// What the test changes `spec.image` to. Only the Deployment's spec is checked, but an
-/// image that exists spares a real cluster pull errors.
-const UPDATED_IMAGE: &str = "nginx:latest";
+/// What the test changes `spec.image` to: another name of the sample's image where it has one
+/// (a Docker Hub image's full or short name), which a real cluster pulls as it pulls the
+/// sample's, else another tag. Never `latest`, which a validating webhook may refuse. Only the
+/// Deployment's spec is checked.
+const UPDATED_IMAGE: &str = "docker.io/library/nginx:1.27";
 
 /// The sample runs as a Deployment that it controls, which follows its spec, is put back
 /// when deleted by hand and goes away with it; the reconciles show in the metrics.

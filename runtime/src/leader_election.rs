@@ -24,6 +24,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::PostParams;
 use kube::{Api, Client};
+use ring::error::Unspecified;
+use ring::rand::{SecureRandom, SystemRandom};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep, timeout_at};
@@ -39,6 +41,33 @@ pub(crate) const LEASE_DURATION: Duration = Duration::from_secs(15);
 pub(crate) const RENEW_DEADLINE: Duration = Duration::from_secs(10);
 /// How often instances try to take or renew the Lease (controller-runtime's default).
 pub(crate) const RETRY_PERIOD: Duration = Duration::from_secs(2);
+
+/// This instance's identity in the Lease, on the machine (the pod) named `hostname`: the
+/// hostname, for people to read, and a random UUID (version 4), as controller-runtime makes it
+/// (`pkg/leaderelection/leader_election.go`: `os.Hostname() + "_" + uuid.NewUUID()`). Neither
+/// the hostname nor the process id is unique: a pod template that sets `spec.hostname` gives
+/// every replica the same one, and each container's process is pid 1. The randomness is the
+/// operating system's, through ring, which the client's TLS already builds.
+pub(crate) fn identity(hostname: &str) -> Result<String, Unspecified> {
+    let mut bytes = [0u8; 16];
+    SystemRandom::new().fill(&mut bytes)?;
+    Ok(format!("{hostname}_{}", uuid_v4(bytes)))
+}
+
+/// `random` as a version 4 (random) UUID, in its usual text form.
+fn uuid_v4(mut random: [u8; 16]) -> String {
+    random[6] = (random[6] & 0x0f) | 0x40;
+    random[8] = (random[8] & 0x3f) | 0x80;
+    let hex: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
 
 /// The Lease and this instance's identity in it.
 pub(crate) struct LeaderElection {
@@ -338,6 +367,18 @@ mod tests {
         release.await.expect("release");
     }
 
+    #[test]
+    fn identities_are_the_hostname_and_a_random_uuid() {
+        let (first, second) = (identity("pod"), identity("pod"));
+        let (first, second) = (first.expect("an identity"), second.expect("an identity"));
+        assert_ne!(first, second);
+        let uuid = first.strip_prefix("pod_").expect("the hostname first");
+        let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12], "{uuid}");
+        assert_eq!(&uuid[14..15], "4", "version 4: {uuid}");
+        assert!("89ab".contains(&uuid[19..20]), "RFC 4122 variant: {uuid}");
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_lease_held_by_another_is_taken_once_it_expired() {
         let (election, mut server) = election();
@@ -492,6 +533,35 @@ mod envtests {
 
     use super::*;
     use crate::envtest::{ControlPlane, NAMESPACE};
+
+    /// Two replicas of a pod template that sets `spec.hostname` have the same HOSTNAME, and
+    /// in their containers the same pid (1): only one of them may lead.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn replicas_of_the_same_hostname_do_not_both_lead() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let election = || async {
+            let client = plane.client().await.expect("a client");
+            let identity = identity("manager").expect("random bytes");
+            LeaderElection::new(client, NAMESPACE, "test-lease".into(), identity)
+        };
+        let first = election().await.acquire(&CancellationToken::new()).await;
+        let first = first.expect("the absent Lease is taken");
+        let second = election().await;
+        let second =
+            tokio::time::timeout(3 * RETRY_PERIOD, second.acquire(&CancellationToken::new())).await;
+        assert!(
+            second.is_err(),
+            "the second replica took the Lease its twin holds"
+        );
+        let leases: Api<Lease> =
+            Api::namespaced(plane.client().await.expect("a client"), NAMESPACE);
+        let lease = leases.get("test-lease").await.expect("the Lease");
+        let holder = lease.spec.and_then(|spec| spec.holder_identity);
+        let holder = holder.unwrap_or_default();
+        assert!(holder.starts_with("manager"), "{holder}");
+        first.release().await;
+    }
 
     /// Others may put their own labels, annotations and fields on the Lease (kubectl, a policy
     /// engine, the coordinated leader election's controller): renewals change only the

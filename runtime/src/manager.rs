@@ -70,7 +70,7 @@ pub use crate::runnable::Runnable;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::client_metrics::RequestCounterLayer;
-use crate::leader_election::LeaderElection;
+use crate::leader_election::{self, LeaderElection};
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::runnable::{self, Failures};
@@ -439,7 +439,7 @@ async fn manage_until(
 
     let mut leadership = None;
     let elected = if flags.leader_elect {
-        let election = leader_election(operator, &client);
+        let election = leader_election(operator, &client)?;
         // None: stopped while waiting.
         leadership = election.acquire(&shutdown).await;
         leadership.is_some()
@@ -517,14 +517,20 @@ fn webhooks_enabled(flags: &Flags) -> bool {
 
 /// The election for `operator`'s Lease, in POD_NAMESPACE (set from the downward API in
 /// config/manager) or, out of a cluster, the kubeconfig's namespace.
-fn leader_election(operator: &Operator, client: &Client) -> LeaderElection {
+fn leader_election(operator: &Operator, client: &Client) -> anyhow::Result<LeaderElection> {
     let namespace =
         std::env::var("POD_NAMESPACE").unwrap_or_else(|_| client.default_namespace().to_owned());
-    // The pod's name (HOSTNAME in a pod) and the process id: unique per instance.
+    // The pod's name in a pod, for people to read: the identity adds what makes it unique.
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
-    let identity = format!("{host}-{}", std::process::id());
+    let identity = leader_election::identity(&host)
+        .map_err(|_| anyhow!("cannot make a leader-election identity: no random bytes"))?;
     let lease = format!("{}-leader-election", operator.name);
-    LeaderElection::new(client.clone(), &namespace, lease, identity)
+    Ok(LeaderElection::new(
+        client.clone(),
+        &namespace,
+        lease,
+        identity,
+    ))
 }
 
 /// Binds `address` for `what`, so that a port in use fails the start-up; `None` if disabled.

@@ -130,7 +130,8 @@ pub struct Registration {
     /// The controller's name: [`Reconciler::NAME`].
     pub name: &'static str,
     /// Runs the controller until the token is cancelled and its reconciles have finished.
-    /// Fails early if its kind cannot be listed (e.g. the CRD is not installed).
+    /// Fails if its kind cannot be listed within [`START_TIMEOUT`] (e.g. the CRD is not
+    /// installed).
     pub(crate) run:
         fn(Arc<Context>, CancellationToken) -> BoxFuture<'static, Result<(), kube::Error>>,
     /// [`Reconciler::rbac_rules`].
@@ -165,9 +166,14 @@ async fn run<R: Reconciler>(
 ) -> Result<(), kube::Error> {
     let ctx = &driver.ctx;
     let api = ctx.api::<R::Resource>();
-    check_api(&api).await?;
+    if !wait_until_listable(&api, R::NAME, &shutdown).await? {
+        return Ok(());
+    }
     let (cache, writer) = reflector::store();
     let objects = watcher(api, watcher::Config::default())
+        // A list or watch that fails later (a conversion webhook down a moment) is retried
+        // with a growing delay, not in a tight loop: `for_stream` leaves that to its caller.
+        .default_backoff()
         .modify(|obj: &mut R::Resource| obj.meta_mut().managed_fields = None)
         .reflect(writer)
         .applied_objects();
@@ -186,15 +192,71 @@ async fn run<R: Reconciler>(
     Ok(())
 }
 
-/// Fails unless `api` can be listed, so that a missing CRD, or a missing RBAC rule for the
-/// controller's own kind, stops the manager at start-up with a clear error instead of a
-/// watcher retrying forever.
-async fn check_api<K>(api: &Api<K>) -> Result<(), kube::Error>
+/// How long a controller keeps trying to list its kind at start before the manager gives up:
+/// controller-runtime's `CacheSyncTimeout` default (`pkg/config/controller.go`), during which
+/// its informer retries the same list.
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The longest pause between two tries to list the kind at start (controller-runtime polls
+/// for its informer every 10 s).
+const START_RETRY_LIMIT: Duration = Duration::from_secs(10);
+
+/// Waits until `api` can be listed; `false` if `shutdown` comes first. A failure is retried
+/// (e.g. the conversion webhook that a list of objects stored in another version calls is
+/// served by this very manager, through a Service that has no endpoint until its Pod is
+/// Ready), and logged with what may cause it (a CRD not installed, a missing RBAC rule), for
+/// [`START_TIMEOUT`]; then the last error is returned, which stops the manager with it.
+async fn wait_until_listable<K>(
+    api: &Api<K>,
+    controller: &str,
+    shutdown: &CancellationToken,
+) -> Result<bool, kube::Error>
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
-    api.list_metadata(&ListParams::default().limit(1)).await?;
-    Ok(())
+    let deadline = tokio::time::Instant::now() + START_TIMEOUT;
+    let mut pause = FIRST_RETRY;
+    let one = ListParams::default().limit(1);
+    loop {
+        let listed = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => return Ok(false),
+            listed = api.list_metadata(&one) => listed,
+        };
+        let error = match listed {
+            Ok(_) => return Ok(true),
+            Err(error) => error,
+        };
+        if tokio::time::Instant::now() + pause > deadline {
+            return Err(error);
+        }
+        let error = start_hint(&error);
+        warn!(
+            controller,
+            error, "cannot list its kind yet; trying again in {pause:?}"
+        );
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = shutdown.cancelled() => return Ok(false),
+        }
+        pause = (pause * 2).min(START_RETRY_LIMIT);
+    }
+}
+
+/// `error`, from listing a controller's kind, with a hint for the usual causes.
+pub(crate) fn start_hint(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) if status.is_not_found() => {
+            format!("{}; is its CRD installed (make install)?", status.message)
+        }
+        kube::Error::Api(status) if status.is_forbidden() => {
+            format!(
+                "{}; does the manager's role grant it (make manifests)?",
+                status.message
+            )
+        }
+        _ => error_chain(error),
+    }
 }
 
 /// What the driver keeps besides the reconciler's [`Context`].
@@ -893,6 +955,66 @@ mod tests {
         )
         .await;
         assert!(matches!(result, Err(Failure::Apply(_))), "{result:?}");
+    }
+
+    /// A kind that cannot be listed at start (its CRD not installed) is tried again for
+    /// START_TIMEOUT, then its error stops the manager with a hint.
+    #[tokio::test(start_paused = true)]
+    async fn a_kind_that_cannot_be_listed_is_tried_again_then_given_up() {
+        let (ctx, mut server) = mock_context();
+        let api = ctx.api::<Widget>();
+        let script = tokio::spawn(async move {
+            let mut lists = 0;
+            let not_found = |_: &Method, path: &str, _: &Value| {
+                assert_eq!(path, "/apis/test.my.domain/v1/widgets");
+                (404, status_error(404, "NotFound"))
+            };
+            while server.try_answer(START_TIMEOUT, not_found).await.is_some() {
+                lists += 1;
+            }
+            lists
+        });
+        let started = tokio::time::Instant::now();
+        let listed = wait_until_listable(&api, "widget", &CancellationToken::new()).await;
+        let error = listed.expect_err("given up");
+        let waited = started.elapsed();
+        assert!(waited <= START_TIMEOUT, "{waited:?}");
+        assert!(waited >= START_TIMEOUT - START_RETRY_LIMIT, "{waited:?}");
+        assert!(
+            start_hint(&error).contains("is its CRD installed"),
+            "{error}"
+        );
+        drop(api);
+        drop(ctx);
+        // 1, 2, 4 and 8 s, then every 10 s.
+        assert!(script.await.expect("API server script") >= 14);
+    }
+
+    /// A kind listed once it can be (its conversion webhook reachable now): the controller
+    /// starts; a shutdown meanwhile stops it without an error.
+    #[tokio::test(start_paused = true)]
+    async fn a_kind_listed_later_starts_the_controller() {
+        let (ctx, mut server) = mock_context();
+        let api = ctx.api::<Widget>();
+        let script = tokio::spawn(async move {
+            let unreachable =
+                |_: &Method, _: &str, _: &Value| (500, status_error(500, "InternalError"));
+            server.answer(unreachable).await;
+            let empty = json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": []});
+            let listed = |_: &Method, _: &str, _: &Value| (200, empty);
+            let next = server.try_answer(START_TIMEOUT, listed).await;
+            assert!(next.is_some(), "no second list");
+        });
+        let shutdown = CancellationToken::new();
+        let listed = wait_until_listable(&api, "widget", &shutdown).await;
+        assert!(listed.expect("listed"));
+        script.await.expect("API server script");
+
+        let (ctx, _server) = mock_context();
+        let api = ctx.api::<Widget>();
+        shutdown.cancel();
+        let stopped = wait_until_listable(&api, "widget", &shutdown).await;
+        assert!(!stopped.expect("no error"), "started after the shutdown");
     }
 
     /// A reconciler whose `apply` panics.

@@ -550,11 +550,7 @@ async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
             error_chain(&error)
         )
     })?;
-    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
-    let client = ClientBuilder::try_from(config)
-        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
-        .with_layer(&counted)
-        .build();
+    let client = client(config, metrics)?;
     let version = client.apiserver_version().await.map_err(|error| {
         anyhow!(
             "cannot reach the Kubernetes API server: {}; {HINT}",
@@ -564,21 +560,24 @@ async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
     Ok((client, version.git_version))
 }
 
+/// The manager's client of the API server described by `config`; its requests are counted in
+/// `metrics`.
+pub(crate) fn client(config: Config, metrics: &Metrics) -> anyhow::Result<Client> {
+    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
+    let client = ClientBuilder::try_from(config)
+        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
+        .with_layer(&counted)
+        .build();
+    Ok(client)
+}
+
 /// The error of a controller that could not start, with a hint for the usual causes.
 fn start_error(controller: &str, error: &kube::Error) -> anyhow::Error {
-    let reason = match error {
-        kube::Error::Api(status) if status.is_not_found() => {
-            format!("{}; is its CRD installed (make install)?", status.message)
-        }
-        kube::Error::Api(status) if status.is_forbidden() => {
-            format!(
-                "{}; does the manager's role grant it (make manifests)?",
-                status.message
-            )
-        }
-        _ => error_chain(error),
-    };
-    anyhow!("controller {controller} cannot start: {reason}")
+    anyhow!(
+        "controller {controller} cannot start: its kind could not be listed for {:?}: {}",
+        crate::controller::START_TIMEOUT,
+        crate::controller::start_hint(error)
+    )
 }
 
 /// Cancels `shutdown` on SIGTERM (sent by Kubernetes) or SIGINT (Ctrl-C). A second signal exits
@@ -1143,5 +1142,195 @@ mod shutdown_tests {
         let left = crates.get_opt(name).await.expect("a read");
         let finalizers = left.map(|obj| obj.finalizers().to_vec());
         assert_eq!(finalizers, None, "the crate kept its finalizer");
+    }
+}
+
+/// A manager whose conversion webhook is not reachable when it starts: the API server calls it
+/// through the webhook Service, which has no endpoint until this very Pod is Ready.
+#[cfg(all(test, feature = "testing"))]
+mod start_tests {
+    use std::net::SocketAddr;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use k8s_openapi::api::rbac::v1::PolicyRule;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::PostParams;
+    use kube::core::crd::MergeError;
+    use kube::{Api, CustomResourceExt};
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::time::{sleep, timeout};
+
+    use super::*;
+    use crate::controller::Action;
+    use crate::e2e::free_local_address;
+    use crate::envtest::{ControlPlane, NAMESPACE, webhooks};
+    use crate::webhook::conversion;
+    use crate::{Reconciler, register};
+
+    /// Version v1 of the dials, the storage version.
+    mod v1 {
+        #[derive(
+            kube::CustomResource,
+            schemars::JsonSchema,
+            serde::Serialize,
+            serde::Deserialize,
+            Clone,
+            Debug,
+        )]
+        #[kube(group = "start.rbuilder.io", version = "v1", kind = "Dial", namespaced)]
+        pub struct DialSpec {
+            pub turns: i64,
+        }
+    }
+
+    /// Version v2, the one the controller reads: the API server converts the stored objects.
+    mod v2 {
+        #[derive(
+            kube::CustomResource,
+            schemars::JsonSchema,
+            serde::Serialize,
+            serde::Deserialize,
+            Clone,
+            Debug,
+        )]
+        #[kube(group = "start.rbuilder.io", version = "v2", kind = "Dial", namespaced)]
+        pub struct DialSpec {
+            pub degrees: i64,
+        }
+    }
+
+    impl From<v2::Dial> for v1::Dial {
+        fn from(dial: v2::Dial) -> Self {
+            let spec = v1::DialSpec {
+                turns: dial.spec.degrees / 360,
+            };
+            Self {
+                metadata: dial.metadata,
+                spec,
+            }
+        }
+    }
+
+    impl From<v1::Dial> for v2::Dial {
+        fn from(dial: v1::Dial) -> Self {
+            let spec = v2::DialSpec {
+                degrees: dial.spec.turns * 360,
+            };
+            Self {
+                metadata: dial.metadata,
+                spec,
+            }
+        }
+    }
+
+    /// How many times [`Turner`] has reconciled a dial.
+    static RECONCILED: AtomicUsize = AtomicUsize::new(0);
+
+    /// Reads the dials in v2.
+    struct Turner;
+
+    impl Reconciler for Turner {
+        type Resource = v2::Dial;
+        type Error = kube::Error;
+        const NAME: &'static str = "turner";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(_obj: Arc<v2::Dial>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            RECONCILED.fetch_add(1, Ordering::Relaxed);
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+    }
+
+    fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        crate::crd::merge_versions(vec![v1::Dial::crd(), v2::Dial::crd()])
+    }
+
+    static OPERATOR: Operator = Operator::new("dials")
+        .controllers(&[register::<Turner>()])
+        .webhooks(&[conversion::<v1::Dial, v2::Dial>()])
+        .crds(crds);
+
+    /// Forwards what `listener` accepts to `to`, as a Service forwards to its endpoints.
+    async fn forward(listener: TcpListener, to: SocketAddr) {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = TcpStream::connect(to).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    }
+
+    /// The manager keeps trying to list its kind while its own conversion webhook cannot be
+    /// reached (as controller-runtime's informer retries until its cache sync timeout), and
+    /// reconciles once it can.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_conversion_webhook_reachable_only_later_does_not_stop_the_manager() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        let certs = plane.dir().join("manager-certs");
+        std::fs::create_dir(&certs).expect("a folder");
+        let pem = plane.ca().server("manager").expect("a certificate");
+        std::fs::write(certs.join("tls.crt"), pem.cert).expect("write tls.crt");
+        std::fs::write(certs.join("tls.key"), pem.key).expect("write tls.key");
+        // The manager serves its webhooks on one port; the API server calls them through
+        // another (the Service), where nothing listens yet.
+        let (served, service) = (free_local_address(), free_local_address());
+        let service_url = format!("https://{service}");
+        let ca = plane.ca().cert.clone();
+        webhooks::install_crds(&client, &OPERATOR, Some(&service_url), &ca)
+            .await
+            .expect("the CRD");
+        let dials: Api<v1::Dial> = Api::namespaced(client.clone(), NAMESPACE);
+        let dial = v1::Dial::new("stored-in-v1", v1::DialSpec { turns: 2 });
+        let created = dials.create(&PostParams::default(), &dial).await;
+        created.expect("a dial, stored in v1");
+
+        let flags = Flags::parse_from([
+            "manager".to_owned(),
+            "--metrics-bind-address=0".to_owned(),
+            "--health-probe-bind-address=0".to_owned(),
+            format!("--webhook-bind-address={served}"),
+            format!("--webhook-cert-path={}", certs.display()),
+        ]);
+        let shutdown = CancellationToken::new();
+        let manager = manage_until(
+            &OPERATOR,
+            flags,
+            client,
+            Metrics::default(),
+            Extensions::default(),
+            shutdown.clone(),
+        );
+        let manager = tokio::spawn(manager);
+
+        // Until the Pod is Ready, and its Service has an endpoint.
+        sleep(Duration::from_secs(5)).await;
+        if manager.is_finished() {
+            let result = manager.await.expect("the manager's task");
+            panic!("the manager stopped before its webhook was reachable: {result:?}");
+        }
+        let listener = TcpListener::bind(service)
+            .await
+            .expect("the Service's port");
+        tokio::spawn(forward(listener, served));
+
+        let reconciled = async {
+            while RECONCILED.load(Ordering::Relaxed) == 0 {
+                sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let waited = timeout(Duration::from_secs(60), reconciled).await;
+        waited.expect("the dial to be reconciled once the webhook is reachable");
+        shutdown.cancel();
+        let stopped = timeout(Duration::from_secs(30), manager).await;
+        let result = stopped.expect("the manager to stop").expect("its task");
+        result.expect("the manager stops without an error");
     }
 }

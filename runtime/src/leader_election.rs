@@ -28,10 +28,11 @@ use ring::error::Unspecified;
 use ring::rand::{SecureRandom, SystemRandom};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, sleep, timeout_at};
+use tokio::time::{Instant, sleep, timeout, timeout_at};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use crate::client_timeout::TimedOut;
 use crate::errors::error_chain;
 
 /// How long a Lease stays held without a renewal (controller-runtime's default).
@@ -41,6 +42,21 @@ pub(crate) const LEASE_DURATION: Duration = Duration::from_secs(15);
 pub(crate) const RENEW_DEADLINE: Duration = Duration::from_secs(10);
 /// How often instances try to take or renew the Lease (controller-runtime's default).
 pub(crate) const RETRY_PERIOD: Duration = Duration::from_secs(2);
+/// How long each request about the Lease may take: half the [`RENEW_DEADLINE`], as
+/// controller-runtime sets its leader-election client's timeout
+/// (`pkg/leaderelection/leader_election.go`), so that one hung request neither costs the
+/// leadership nor holds up taking it, or releasing it at shutdown.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(RENEW_DEADLINE.as_secs() / 2);
+
+/// `request` about the Lease, given up after [`REQUEST_TIMEOUT`].
+async fn bounded<T>(
+    request: impl Future<Output = Result<T, kube::Error>>,
+) -> Result<T, kube::Error> {
+    match timeout(REQUEST_TIMEOUT, request).await {
+        Ok(answered) => answered,
+        Err(_) => Err(kube::Error::Service(Box::new(TimedOut(REQUEST_TIMEOUT)))),
+    }
+}
 
 /// This instance's identity in the Lease, on the machine (the pod) named `hostname`: the
 /// hostname, for people to read, and a random UUID (version 4), as controller-runtime makes it
@@ -175,7 +191,7 @@ impl LeaderElection {
     /// `tryAcquireOrRenew`).
     async fn try_acquire_or_renew(&self, observed: &mut Observed) -> Result<Attempt, kube::Error> {
         let now = Timestamp::now();
-        let Some(current) = self.leases.get_opt(&self.name).await? else {
+        let Some(current) = bounded(self.leases.get_opt(&self.name)).await? else {
             let lease = Lease {
                 metadata: ObjectMeta {
                     name: Some(self.name.clone()),
@@ -183,7 +199,7 @@ impl LeaderElection {
                 },
                 spec: Some(self.record(None, now)),
             };
-            let created = self.leases.create(&PostParams::default(), &lease).await?;
+            let created = bounded(self.leases.create(&PostParams::default(), &lease)).await?;
             *observed = Observed {
                 lease: Some(created),
                 at: Instant::now(),
@@ -210,10 +226,8 @@ impl LeaderElection {
         // anyone wrote it since.
         let mut lease = current;
         lease.spec = Some(self.record(Some(&spec), now));
-        let replaced = self
-            .leases
-            .replace(&self.name, &PostParams::default(), &lease)
-            .await?;
+        let params = PostParams::default();
+        let replaced = bounded(self.leases.replace(&self.name, &params, &lease)).await?;
         *observed = Observed {
             lease: Some(replaced),
             at: Instant::now(),
@@ -263,9 +277,11 @@ impl LeaderElection {
                 ..spec
             }),
         };
-        self.leases
-            .replace(&self.name, &PostParams::default(), &released)
-            .await?;
+        bounded(
+            self.leases
+                .replace(&self.name, &PostParams::default(), &released),
+        )
+        .await?;
         Ok(())
     }
 }
@@ -377,6 +393,44 @@ mod tests {
         assert_eq!(groups, [8, 4, 4, 4, 12], "{uuid}");
         assert_eq!(&uuid[14..15], "4", "version 4: {uuid}");
         assert!("89ab".contains(&uuid[19..20]), "RFC 4122 variant: {uuid}");
+    }
+
+    /// An attempt that the API server never answers is given up, and the next one takes the
+    /// Lease.
+    #[tokio::test(start_paused = true)]
+    async fn an_attempt_that_is_never_answered_is_given_up() {
+        let (election, mut server) = election();
+        let script = tokio::spawn(async move {
+            let (method, path, hung) = server.hold().await;
+            assert_eq!((method, path.as_str()), (Method::GET, LEASE));
+            let not_found = |_: &Method, _: &str, _: &Value| (404, status_error(404, "NotFound"));
+            let next = server
+                .try_answer(Duration::from_secs(3600), not_found)
+                .await;
+            assert_eq!(next.map(|(method, _)| method), Some(Method::GET));
+            server.echo(Method::POST, LEASES).await;
+            drop(hung);
+        });
+        let acquired = tokio::time::timeout(
+            Duration::from_secs(3600),
+            election.acquire(&CancellationToken::new()),
+        )
+        .await;
+        let leadership = acquired.expect("the hung attempt to be given up");
+        assert!(leadership.is_some());
+        script.await.expect("API server script");
+    }
+
+    /// A release that the API server never answers is given up: the manager's shutdown must
+    /// end within the Pod's grace period.
+    #[tokio::test(start_paused = true)]
+    async fn a_release_that_is_never_answered_is_given_up() {
+        let (leadership, mut server) = lead().await;
+        let release = tokio::spawn(leadership.release());
+        let (method, _, _hung) = server.hold().await;
+        assert_eq!(method, Method::PUT);
+        let released = tokio::time::timeout(Duration::from_secs(3600), release).await;
+        released.expect("the release to give up").expect("its task");
     }
 
     #[tokio::test(start_paused = true)]

@@ -45,6 +45,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
@@ -61,7 +62,8 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
-use tracing::info;
+use tokio::time::timeout;
+use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
 
 pub use crate::runnable::Runnable;
@@ -70,6 +72,7 @@ pub use crate::runnable::Runnable;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::client_metrics::RequestCounterLayer;
+use crate::client_timeout::RequestTimeoutLayer;
 use crate::leader_election::{self, LeaderElection};
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
@@ -437,6 +440,8 @@ async fn manage_until(
         runnable.spawn(&mut replicas, ctx.clone(), shutdown, &failures);
     }
 
+    // What did not stop in time at shutdown, as controller-runtime reports it.
+    let mut stuck = None;
     let mut leadership = None;
     let elected = if flags.leader_elect {
         let election = leader_election(operator, &client)?;
@@ -467,22 +472,37 @@ async fn manage_until(
             }
         };
         tokio::select! {
-            () = wait_until_stopped(&mut leaders, &shutdown) => {}
+            drained = wait_until_stopped(&mut leaders, &shutdown, DRAIN_TIMEOUT) => {
+                if !drained {
+                    stuck.get_or_insert(anyhow!(
+                        "the controllers and the leader's runnables did not stop within \
+                         {DRAIN_TIMEOUT:?} after the shutdown began: cancelled"
+                    ));
+                }
+            }
             // As controller-runtime does: another instance may be reconciling already, so this
             // one stops at once, without releasing the Lease.
             () = lost => bail!("lost the leader-election Lease: exiting"),
         }
     }
 
+    // Each request about the Lease is bounded: released well within the grace period.
     if let Some(leadership) = leadership {
         leadership.release().await;
     }
     replicas_shutdown.cancel();
-    while replicas.join_next().await.is_some() {}
+    if !wait_until_stopped(&mut replicas, &replicas_shutdown, STOP_TIMEOUT).await {
+        stuck.get_or_insert(anyhow!(
+            "the runnables of every replica did not stop within {STOP_TIMEOUT:?}: cancelled"
+        ));
+    }
     servers_shutdown.cancel();
-    let servers_stopped = join_servers(&mut servers).await;
-    // The failure that stopped the manager is what it exits with.
-    if let Some(failure) = failures.take() {
+    let servers_stopped = match timeout(STOP_TIMEOUT, join_servers(&mut servers)).await {
+        Ok(stopped) => stopped,
+        Err(_) => Err(anyhow!("the servers did not stop within {STOP_TIMEOUT:?}")),
+    };
+    // The failure that stopped the manager is what it exits with; else what did not stop.
+    if let Some(failure) = failures.take().or(stuck) {
         return Err(failure);
     }
     servers_stopped?;
@@ -560,12 +580,35 @@ async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
     Ok((client, version.git_version))
 }
 
+/// How long the controllers (their reconciles under way) and the leader's runnables have to
+/// stop once the shutdown began; those still running then are cancelled, as a crash would
+/// stop them, and the next leader takes their work up again. Kubernetes kills the Pod 30 s
+/// after SIGTERM (`terminationGracePeriodSeconds`' default): this leaves time to release the
+/// Lease (at most 15 s: a renewal under way, then the release, each request bounded), so that
+/// another replica takes over at once rather than after the Lease expires. controller-runtime
+/// waits 30 s (`GracefulShutdownTimeout`) and releases the Lease after, which a reconcile that
+/// does not stop would push past the grace period.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the runnables of every replica, then the servers, have to stop once the Lease is
+/// released: the rest of the grace period.
+const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long the manager's client waits for the whole answer to a request that is not a watch
+/// (see [`RequestTimeoutLayer`]): the API server's own limit (its `--request-timeout`, 60 s by
+/// default, after which it answers 504 itself) and a margin, so that only an API server that
+/// died, or a connection that was dropped, runs into it. Connecting has kube's 30 s, as
+/// client-go's dialer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(70);
+
 /// The manager's client of the API server described by `config`; its requests are counted in
 /// `metrics`.
 pub(crate) fn client(config: Config, metrics: &Metrics) -> anyhow::Result<Client> {
     let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
     let client = ClientBuilder::try_from(config)
         .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
+        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT))
+        // Outside the deadline, so that a request that ran into it is counted (as `<error>`).
         .with_layer(&counted)
         .build();
     Ok(client)
@@ -614,17 +657,127 @@ async fn serve_metrics(State(registry): State<Arc<Registry>>) -> Response {
     }
 }
 
-/// Waits until every task has stopped (after `shutdown`, which a failure cancels).
-async fn wait_until_stopped(tasks: &mut JoinSet<()>, shutdown: &CancellationToken) {
-    while tasks.join_next().await.is_some() {}
-    // With no controller registered (yet), and every runnable finished, run until asked to
-    // stop.
-    shutdown.cancelled().await;
+/// Waits until `shutdown` (which a failure cancels too), then until every task has stopped,
+/// for `limit` at most: those still running then are cancelled (at their next `await`), and
+/// the result is `false`.
+async fn wait_until_stopped(
+    tasks: &mut JoinSet<()>,
+    shutdown: &CancellationToken,
+    limit: Duration,
+) -> bool {
+    // Tasks that end before (runnables that are done) are collected meanwhile. With no
+    // controller registered (yet), and every runnable finished, run until asked to stop.
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            joined = tasks.join_next() => if joined.is_none() {
+                shutdown.cancelled().await;
+                break;
+            },
+        }
+    }
+    let all = async { while tasks.join_next().await.is_some() {} };
+    if timeout(limit, all).await.is_ok() {
+        return true;
+    }
+    warn!(
+        tasks = tasks.len(),
+        "still running {limit:?} after the shutdown: cancelled"
+    );
+    tasks.shutdown().await;
+    false
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use futures::StreamExt;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::Api;
+    use kube::api::WatchParams;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+    use tokio::time::timeout;
+
     use super::*;
+
+    /// An API server at the returned address that accepts connections, writes `answer` on
+    /// each, and then never writes anything again: one that hangs, or a watch with no events.
+    async fn hanging_api_server(answer: &'static str) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let address = listener.local_addr().expect("its address");
+        tokio::spawn(async move {
+            let mut held: Vec<TcpStream> = Vec::new();
+            while let Ok((mut stream, _)) = listener.accept().await {
+                // The request first (a GET: its headers alone).
+                let mut request = Vec::new();
+                let mut buffer = [0; 1024];
+                while !request.windows(4).any(|end| end == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => request.extend_from_slice(&buffer[..read]),
+                    }
+                }
+                let _ = stream.write_all(answer.as_bytes()).await;
+                held.push(stream);
+            }
+        });
+        address
+    }
+
+    /// The manager's client of the API server at `address`.
+    fn client_of(address: std::net::SocketAddr) -> Client {
+        let url = format!("http://{address}").parse().expect("a URL");
+        client(Config::new(url), &Metrics::default()).expect("a client")
+    }
+
+    /// A request the API server accepted and never answers fails by itself, instead of
+    /// holding its reconcile (and with it that object) for ever.
+    #[tokio::test(start_paused = true)]
+    async fn a_request_that_is_never_answered_fails() {
+        let configs: Api<ConfigMap> =
+            Api::default_namespaced(client_of(hanging_api_server("").await));
+        let answered = timeout(Duration::from_secs(3600), configs.get("any")).await;
+        let answered = answered.expect("the request to give up by itself");
+        let error = answered.expect_err("no answer came");
+        assert!(
+            error_chain(&error).contains("no answer"),
+            "{}",
+            error_chain(&error)
+        );
+    }
+
+    /// A response whose body stops half-way fails too.
+    #[tokio::test(start_paused = true)]
+    async fn a_response_that_stalls_half_way_fails() {
+        let half = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                    Content-Length: 100\r\n\r\n{\"kind\": \"ConfigMap\",";
+        let configs: Api<ConfigMap> =
+            Api::default_namespaced(client_of(hanging_api_server(half).await));
+        let answered = timeout(Duration::from_secs(3600), configs.get("any")).await;
+        let answered = answered.expect("the request to give up by itself");
+        let error = answered.expect_err("half an answer came");
+        assert!(
+            error_chain(&error).contains("no answer"),
+            "{}",
+            error_chain(&error)
+        );
+    }
+
+    /// A watch stays open while no event comes: the API server ends it (after the
+    /// timeoutSeconds kube sends), and kube's watcher has an idle timeout of its own.
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_without_events_is_not_cut() {
+        let headers = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                       Transfer-Encoding: chunked\r\n\r\n";
+        let configs: Api<ConfigMap> =
+            Api::default_namespaced(client_of(hanging_api_server(headers).await));
+        let watch = configs.watch(&WatchParams::default(), "0").await;
+        let mut events = watch.expect("the watch starts").boxed();
+        let next = timeout(Duration::from_secs(280), events.next()).await;
+        assert!(next.is_err(), "the watch ended: {next:?}");
+    }
 
     #[test]
     fn flags_are_consistent() {
@@ -836,6 +989,84 @@ mod extension_tests {
         assert_eq!(
             *log.lock().expect("the log"),
             ["the leader's runnable stopped"]
+        );
+    }
+
+    /// Plays the API server for the Lease alone, as it stores it: until the client is
+    /// gone, then returns every write of the Lease.
+    async fn lease_store(mut server: crate::testing::ApiServer) -> Vec<serde_json::Value> {
+        use crate::testing::{Method, status_error};
+
+        let mut stored: Option<serde_json::Value> = None;
+        let mut writes = Vec::new();
+        loop {
+            let current = stored.clone();
+            let answer =
+                move |method: &Method, _: &str, body: &serde_json::Value| match (method, current) {
+                    (&Method::GET, Some(lease)) => (200, lease),
+                    (&Method::GET, None) => (404, status_error(404, "NotFound")),
+                    _ => (200, body.clone()),
+                };
+            let within = Duration::from_secs(3600);
+            let Some((method, body)) = server.try_answer(within, answer).await else {
+                return writes;
+            };
+            if method != Method::GET {
+                stored = Some(body.clone());
+                writes.push(body);
+            }
+        }
+    }
+
+    /// On SIGTERM, a reconcile or runnable of the leader that does not stop keeps neither the
+    /// manager nor its Lease beyond the Pod's grace period (30 s by default, then SIGKILL):
+    /// the Lease is released within it, so that another replica takes over at once.
+    #[tokio::test(start_paused = true)]
+    async fn a_leader_that_does_not_stop_still_releases_the_lease_within_the_grace_period() {
+        let started = Arc::new(tokio::sync::Notify::new());
+        let notify = Arc::clone(&started);
+        let stuck = Runnable::new("stuck", move |_, _| async move {
+            notify.notify_one();
+            // Ignores the shutdown, as a reconcile waiting for an answer that never comes.
+            std::future::pending::<()>().await;
+            Ok::<(), std::io::Error>(())
+        });
+        let extensions = Extensions {
+            runnables: vec![stuck],
+            metrics: Vec::new(),
+        };
+        let flags = Flags::parse_from([
+            "manager",
+            "--leader-elect",
+            "--metrics-bind-address=0",
+            "--health-probe-bind-address=0",
+        ]);
+        let (client, server) = mock_client();
+        let store = tokio::spawn(lease_store(server));
+        let shutdown = CancellationToken::new();
+        let manager = tokio::spawn(manage_until(
+            &NOTHING,
+            flags,
+            client,
+            Metrics::default(),
+            extensions,
+            shutdown.clone(),
+        ));
+        started.notified().await;
+        shutdown.cancel();
+        let signalled = tokio::time::Instant::now();
+        let stopped = timeout(Duration::from_secs(3600), manager).await;
+        let stopped_after = signalled.elapsed();
+        let result = stopped.expect("the manager to stop").expect("its task");
+        assert!(stopped_after < Duration::from_secs(30), "{stopped_after:?}");
+        let error = result.expect_err("what did not stop is the manager's error");
+        assert!(error.to_string().contains("did not stop within"), "{error}");
+        let writes = store.await.expect("the Lease's API server");
+        let last = writes.last().expect("the Lease was written");
+        assert_eq!(
+            last["spec"]["holderIdentity"],
+            serde_json::Value::Null,
+            "not released"
         );
     }
 

@@ -388,7 +388,8 @@ pub(crate) async fn reconcile<R: Reconciler>(
             Err(Failure::Panic(panic_message(&*panic)))
         }
     };
-    // A 404 naming the object, which the object itself can be read after: not a deletion.
+    // Whether the failure is a 404 naming the object while the object exists (a subresource
+    // that its CRD does not serve): its Event says what to check.
     let mut not_served = false;
     let result = match result {
         Err(failure) if deletion_got_ahead(&failure) => {

@@ -1,7 +1,7 @@
 //! The manager: the operator binary's `main`. It reads the flags, connects to the API server,
 //! serves the health probes, the metrics and the webhooks, waits for leadership if asked to,
-//! runs every controller, and on SIGTERM stops them (letting reconciles under way finish) and
-//! releases the Lease.
+//! runs every controller, and on SIGTERM stops them (letting reconciles under way finish, for
+//! 10 s at most) and releases the Lease, within the Pod's grace period.
 //!
 //! A project adds its own parts to it in `src/main.rs`, with [`Manager`]: [`Runnable`]s (an
 //! extra server, a periodic task) that run beside the controllers and stop with them, and

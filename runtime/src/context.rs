@@ -3,6 +3,7 @@
 
 use std::fmt::Debug;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::Stream;
 use kube::api::{Patch, PatchParams};
@@ -17,6 +18,9 @@ use tracing::warn;
 use crate::cache::Caches;
 use crate::events::{self, Event, Recorder};
 use crate::metrics::Metrics;
+
+/// How long publishing an Event may hold up a reconcile.
+pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What each reconciler gets besides the object: built once by the manager; each controller
 /// gets a copy (in an `Arc`) with caches of its own.
@@ -256,7 +260,9 @@ impl Context {
     }
 
     /// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace
-    /// being deleted, which refuses new objects) is logged, and never fails the reconcile.
+    /// being deleted, which refuses new objects) is logged, and never fails the reconcile; nor
+    /// does a publish hold the reconcile for longer than 10 s (client-go sends
+    /// Events in the background, and drops them when it falls behind).
     pub async fn publish<K>(&self, obj: &K, mut event: Event)
     where
         K: Resource<DynamicType = ()>,
@@ -264,8 +270,15 @@ impl Context {
         if let Some(note) = &mut event.note {
             events::shorten_note(note);
         }
-        if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
-            warn!(%error, reason = event.reason, "cannot publish an Event");
+        let regarding = obj.object_ref(&());
+        let published = self.recorder.publish(&event, &regarding);
+        match tokio::time::timeout(EVENT_TIMEOUT, published).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => warn!(%error, reason = event.reason, "cannot publish an Event"),
+            Err(_) => warn!(
+                reason = event.reason,
+                "cannot publish an Event: no answer within {EVENT_TIMEOUT:?}"
+            ),
         }
     }
 }
@@ -300,5 +313,33 @@ impl Scope for ClusterResourceScope {
         K::DynamicType: Default,
     {
         Api::all(client)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+    use crate::testing::{Method, mock_context};
+
+    /// Publishing an Event the API server never answers gives up, and the reconcile that
+    /// publishes it goes on: an Event is not worth holding up reconciles for.
+    #[tokio::test(start_paused = true)]
+    async fn an_event_that_is_never_answered_does_not_hold_the_reconcile() {
+        let (ctx, mut server) = mock_context();
+        let mut obj = ConfigMap::default();
+        obj.metadata.name = Some("w".into());
+        obj.metadata.namespace = Some("default".into());
+        let event = events::failure("Failed", "it failed".into());
+        let publish = tokio::spawn(async move { ctx.publish(&obj, event).await });
+        let (method, _, _hung) = server.hold().await;
+        assert_eq!(method, Method::POST);
+        let published = tokio::time::timeout(Duration::from_secs(3600), publish).await;
+        published
+            .expect("the publish to give up by itself")
+            .expect("its task");
     }
 }

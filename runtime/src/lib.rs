@@ -30,6 +30,7 @@ mod cache;
 #[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;
+mod client_timeout;
 pub mod conditions;
 pub mod context;
 pub mod controller;

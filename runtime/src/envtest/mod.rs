@@ -36,7 +36,6 @@ use std::time::Duration;
 use anyhow::Context as _;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Patch, PatchParams};
-use kube::client::ClientBuilder;
 use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -47,7 +46,6 @@ pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
 pub use control_plane::ControlPlane;
 
 use crate::checks;
-use crate::client_metrics::RequestCounterLayer;
 use crate::context::Scope;
 use crate::manifests;
 use crate::metrics::Metrics;
@@ -215,12 +213,9 @@ impl Environment {
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        // Counted as the manager counts its requests, for `writes`.
-        let counted = RequestCounterLayer::new(&config, self.metrics.requests.clone());
-        let client = ClientBuilder::try_from(config)
-            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"))
-            .with_layer(&counted)
-            .build();
+        // The manager's client, its requests counted for `writes`.
+        let client = crate::manager::client(config, &self.metrics)
+            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
         let namespace = match self.operator.scope {
             WatchScope::Cluster => None,
             WatchScope::Namespace => Some(NAMESPACE.to_owned()),

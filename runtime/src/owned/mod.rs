@@ -29,7 +29,9 @@
 //! # use rbuilder_runtime::controller::{Action, Controller};
 //! # use rbuilder_runtime::owned::{self, ControllerExt};
 //! # use rbuilder_runtime::{Context, Reconciler};
-//! # #[derive(kube::CustomResource, schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug)]
+//! # use kube::CustomResource;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(CustomResource, schemars::JsonSchema, Serialize, Deserialize, Clone, Debug)]
 //! # #[kube(group = "example.com", version = "v1", kind = "App", namespaced)]
 //! # pub struct AppSpec { image: String }
 //! # #[derive(Debug, thiserror::Error)]

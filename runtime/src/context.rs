@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::Stream;
+use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Patch, PatchParams};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::runtime::reflector::{self, Store};
@@ -263,15 +264,19 @@ impl Context {
     /// being deleted, which refuses new objects) is logged, and never fails the reconcile; nor
     /// does a publish hold the reconcile for longer than 10 s (client-go sends
     /// Events in the background, and drops them when it falls behind).
-    pub async fn publish<K>(&self, obj: &K, mut event: Event)
+    pub async fn publish<K>(&self, obj: &K, event: Event)
     where
         K: Resource<DynamicType = ()>,
     {
+        self.publish_about(&obj.object_ref(&()), event).await;
+    }
+
+    /// [`publish`](Self::publish) about the object `regarding` refers to.
+    pub(crate) async fn publish_about(&self, regarding: &ObjectReference, mut event: Event) {
         if let Some(note) = &mut event.note {
             events::shorten_note(note);
         }
-        let regarding = obj.object_ref(&());
-        let published = self.recorder.publish(&event, &regarding);
+        let published = self.recorder.publish(&event, regarding);
         match tokio::time::timeout(EVENT_TIMEOUT, published).await {
             Ok(Ok(())) => {}
             Ok(Err(error)) => warn!(%error, reason = event.reason, "cannot publish an Event"),
@@ -286,6 +291,9 @@ impl Context {
 /// The two scopes of Kubernetes kinds, and how to address their objects: lets code that is
 /// generic over a kind build the right [`Api`] for it.
 pub trait Scope {
+    /// Whether objects of this scope are in a namespace.
+    const NAMESPACED: bool;
+
     /// An [`Api`] over `namespace` (all namespaces if `None`); cluster-scoped kinds ignore it.
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
@@ -294,6 +302,8 @@ pub trait Scope {
 }
 
 impl Scope for NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
         K: Resource<Scope = Self>,
@@ -307,6 +317,8 @@ impl Scope for NamespaceResourceScope {
 }
 
 impl Scope for ClusterResourceScope {
+    const NAMESPACED: bool = false;
+
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
     where
         K: Resource<Scope = Self>,

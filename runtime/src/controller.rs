@@ -14,7 +14,11 @@
 //!   [`FIRST_RETRY`] to [`LAST_RETRY`];
 //! - what is only a deletion getting ahead of a reconcile (a finalizer refused to an object
 //!   being deleted, an `apply` refused by a namespace being deleted, an object found gone) is
-//!   not reported as a failure; a failed cleanup always is.
+//!   not reported as a failure, nor is a write refused because an owned object changed since it
+//!   was read ([`owned::Stale`]): that is retried after [`owned::STALE_RETRY`]; a failed cleanup
+//!   always is reported;
+//! - each reconcile runs in a tracing span with the controller's name, the object's namespace
+//!   and name and an id of the reconcile, which every log line of it carries.
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -32,10 +36,11 @@ use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
+use ring::rand::SecureRandom;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, info, warn};
+use tracing::{Instrument, debug, info, info_span, warn};
 
 pub use kube::runtime::controller::{Action, Controller};
 
@@ -49,6 +54,7 @@ use crate::errors::{
 };
 use crate::events;
 use crate::metrics::Outcome;
+use crate::owned;
 
 /// The first retry of a failed reconcile comes after this long.
 pub const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -364,8 +370,43 @@ impl<E: std::error::Error + 'static> Failure<E> {
     }
 }
 
-/// One reconcile of `obj` by `R`, with everything the runtime does around it.
+/// One reconcile of `obj` by `R`, with everything the runtime does around it, in a span that
+/// gives every log line of it (the reconciler's own too) the controller's name, the object's
+/// namespace and name (`object`: a field `name` would clash with the span's own name in JSON
+/// logs) and an id of this reconcile, as controller-runtime gives its logger.
 pub(crate) async fn reconcile<R: Reconciler>(
+    obj: Arc<R::Resource>,
+    driver: Arc<Driver>,
+) -> Result<Action, Failure<R::Error>> {
+    let span = info_span!(
+        "reconcile",
+        controller = R::NAME,
+        namespace = obj.meta().namespace.as_deref(),
+        object = %obj.name_any(),
+        reconcile_id = %reconcile_id(),
+    );
+    reconcile_in_span::<R>(obj, driver).instrument(span).await
+}
+
+/// A random id (a UUID, version 4, as controller-runtime's `reconcileID`) for one reconcile.
+fn reconcile_id() -> String {
+    let mut bytes = [0u8; 16];
+    // Never fails on the platforms ring supports; an id of zeros would only be less useful.
+    let _ = ring::rand::SystemRandom::new().fill(&mut bytes);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+async fn reconcile_in_span<R: Reconciler>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
 ) -> Result<Action, Failure<R::Error>> {
@@ -397,6 +438,12 @@ pub(crate) async fn reconcile<R: Reconciler>(
         Err(failure) if deletion_got_ahead(&failure) => {
             debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "being deleted");
             Ok(Action::await_change())
+        }
+        // An owned object changed since it was read: the change brings a reconcile of its own
+        // once the cache holds it; the requeue is a safety net. No failure to report.
+        Err(failure) if owned::is_stale(&failure) => {
+            debug!(error = error_chain(&failure), "stale read: retrying");
+            Ok(Action::requeue(owned::STALE_RETRY))
         }
         Err(failure)
             if failure
@@ -579,6 +626,7 @@ fn handle_result<K, E>(
 
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use k8s_openapi::jiff::Timestamp;
     use serde_json::{Value, json};
@@ -614,6 +662,8 @@ mod tests {
     enum TestError {
         #[error("{0}")]
         Kube(#[from] kube::Error),
+        #[error("{0}")]
+        Owned(#[from] owned::Error),
     }
 
     impl<const MODE: u8> Reconciler for Test<MODE> {
@@ -1061,6 +1111,143 @@ mod tests {
             &driver,
             "controller_runtime_active_workers{controller=\"widget\"} 0"
         ));
+    }
+
+    /// A reconciler that applies the widget's ConfigMap, and logs.
+    struct AppliesConfigMap;
+
+    impl Reconciler for AppliesConfigMap {
+        type Resource = Widget;
+        type Error = TestError;
+        const NAME: &'static str = "widget";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, TestError> {
+            tracing::info!("applying the ConfigMap");
+            let config_map = ConfigMap::default();
+            ctx.owned::<ConfigMap>(&*obj).apply(config_map).await?;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+    }
+
+    /// An owned object changed since the cache showed it: the apply is refused (409), and the
+    /// reconcile is tried again shortly, without a failure Event or a failure in the metrics.
+    #[tokio::test]
+    async fn a_stale_read_is_retried_quietly() {
+        let (ctx, mut server) = mock_context();
+        let mut cached = ConfigMap::default();
+        cached.metadata.name = Some("w".into());
+        cached.metadata.namespace = Some("default".into());
+        cached.metadata.uid = Some("c-1".into());
+        cached.metadata.resource_version = Some("7".into());
+        let owner = widget(&[], false).controller_owner_ref(&());
+        cached.metadata.owner_references = owner.map(|owner| vec![owner]);
+        ctx.cache_of([cached]);
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[], false));
+        let reconciled = tokio::spawn(reconcile::<AppliesConfigMap>(obj, driver.clone()));
+        let path = "/api/v1/namespaces/default/configmaps/w";
+        let conflict = status_error(409, "Conflict");
+        let applied = server.expect(Method::PATCH, path, 409, conflict).await;
+        assert_eq!(applied["metadata"]["resourceVersion"], "7");
+        let result = within_timeout(reconciled).await.expect("task");
+        let retry = Action::requeue(owned::STALE_RETRY);
+        assert_eq!(result.expect("no failure"), retry);
+        // No Event: nothing else was sent.
+        let sent = server.try_answer(Duration::from_millis(100), |_, _, _| (500, Value::Null));
+        assert!(sent.await.is_none(), "a request after the refused apply");
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"requeue_after\"} 1"
+        ));
+        assert!(!metric(
+            &driver,
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
+        ));
+        assert!(driver.failures().is_empty());
+    }
+
+    /// Log lines as the manager writes them with `--log-format json`, kept in memory.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            lines.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What the reconciler logs carries the controller's name, the object's namespace and name,
+    /// and the id of the reconcile.
+    #[tokio::test]
+    async fn a_reconcilers_log_lines_say_which_reconcile_they_are_from() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let logs = tracing_subscriber::fmt()
+            .json()
+            .with_writer(move || writer.clone())
+            .finish();
+        let _logging = tracing::subscriber::set_default(logs);
+
+        let (ctx, mut server) = mock_context();
+        ctx.cache_of(Vec::<ConfigMap>::new());
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[], false));
+        for _ in 0..2 {
+            let reconciled = reconcile::<AppliesConfigMap>(obj.clone(), driver.clone());
+            let script = async {
+                let path = "/api/v1/namespaces/default/configmaps/w";
+                let not_found = status_error(404, "NotFound");
+                server.expect(Method::GET, path, 404, not_found).await;
+                server.echo(Method::PATCH, path).await;
+                // The Event Created: the first one, then its series.
+                let event = |_: &Method, path: &str, _: &Value| {
+                    assert!(path.starts_with(EVENTS), "{path}");
+                    (200, json!({}))
+                };
+                server.answer(event).await;
+            };
+            let (result, ()) = within_timeout(async { tokio::join!(reconciled, script) }).await;
+            result.expect("reconciled");
+        }
+
+        let lines = lines
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let lines = String::from_utf8(lines).expect("UTF-8");
+        let ours: Vec<Value> = lines
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+            .filter(|line| line["fields"]["message"] == "applying the ConfigMap")
+            .collect();
+        assert_eq!(ours.len(), 2, "{lines}");
+        for line in &ours {
+            let span = &line["span"];
+            assert_eq!(span["name"], "reconcile", "{line}");
+            assert_eq!(span["controller"], "widget");
+            assert_eq!(span["namespace"], "default");
+            assert_eq!(span["object"], "w");
+            let id = span["reconcile_id"].as_str().expect("a reconcile id");
+            assert_eq!(id.len(), 36, "{id}");
+            assert_eq!(&id[14..15], "4", "a UUID of version 4: {id}");
+        }
+        let ids: Vec<_> = ours
+            .iter()
+            .map(|line| &line["span"]["reconcile_id"])
+            .collect();
+        assert_ne!(ids[0], ids[1], "each reconcile has its own id");
     }
 
     #[test]

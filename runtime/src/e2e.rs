@@ -46,7 +46,7 @@ use crate::error_chain;
 
 /// The project under test, as its e2e tests describe it with cargo's variables:
 ///
-/// ```ignore
+/// ```text
 /// const PROJECT: Project = Project {
 ///     root: env!("CARGO_MANIFEST_DIR"),
 ///     manager: env!("CARGO_BIN_EXE_<name>"),

@@ -176,14 +176,16 @@ pub(crate) async fn poll<T>(
     mut probe: impl AsyncFnMut() -> Result<T, String>,
 ) -> T {
     let deadline = Instant::now() + limit;
+    let mut last = "no answer".to_owned();
     loop {
         check(what);
-        // A request that hangs counts against the deadline too.
-        let last = match timeout_at(deadline, probe()).await {
+        // A request that hangs counts against the deadline too. A probe cut short by the
+        // deadline keeps the reason the one before it gave, which says more than its silence.
+        match timeout_at(deadline, probe()).await {
             Ok(Ok(value)) => return value,
-            Ok(Err(last)) => last,
-            Err(_) => "no answer".to_owned(),
-        };
+            Ok(Err(reason)) => last = reason,
+            Err(_) => {}
+        }
         if Instant::now() >= deadline {
             panic!("timed out after {limit:?} waiting for {what}; last seen: {last}");
         }

@@ -60,9 +60,10 @@
 # as possible), SCALE_SETTLE (65 s), TIME_LIMIT (3600 s, for each run's creates). The nodes:
 # enough of them at 110 Pods each for 1.3 times the objects. Needs cargo, go, python3, openssl,
 # curl, and builds rbuilder, kubebuilder (scripts/kubebuilder), the control plane's binaries
-# (scripts/envtest-assets) and KWOK (scripts/kwok) if they are not built yet. 10,000 objects take
-# about 10 minutes a run on 2 cores (measured: see bench/README.md); run it on an otherwise idle
-# machine, or read its figures as taken under that load (it prints the load average).
+# (scripts/envtest-assets) and KWOK (scripts/kwok) if they are not built yet. 10,000 objects took
+# 14 to 25 minutes a run on 2 cores shared with other builds (load average 14 to 18), most of it
+# the creates and the simulated cluster's Pods; run it on an otherwise idle machine, or read its
+# figures as taken under that load (it prints the load average).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD

@@ -42,7 +42,10 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
+pub use crate::checks::{
+    ReplicaSetState, fetch, gone, has_condition, images, is_controlled_by, is_ready, is_rolled_out,
+    replica_sets,
+};
 pub use control_plane::ControlPlane;
 
 use crate::checks;

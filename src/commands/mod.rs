@@ -6,6 +6,7 @@ mod create_api;
 mod create_webhook;
 mod edit;
 mod generate;
+mod group_dirs;
 mod grafana;
 mod helm;
 mod init;

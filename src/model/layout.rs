@@ -137,7 +137,10 @@ impl Controller {
             None => format!("{}'s controller", other.kind),
         };
         if self.file == other.file {
-            Some(format!("the file {} of {whose} '{}'", self.file, other.name))
+            Some(format!(
+                "the file {} of {whose} '{}'",
+                self.file, other.name
+            ))
         } else if self.name == other.name {
             Some(format!(
                 "the name '{}' of {whose} ({}), and a controller's name labels its metrics and \
@@ -203,11 +206,15 @@ mod tests {
         let two = Controller::second(&layout("a"), &kind("X"), &name("b-c"));
         let clash = one.clash(&two).expect("one name");
         assert!(
-            clash.starts_with("the name 'a-b-c' of X's second controller (src/controller/a/b_c.rs)"),
+            clash
+                .starts_with("the name 'a-b-c' of X's second controller (src/controller/a/b_c.rs)"),
             "{clash}"
         );
         let three = Controller::second(&layout("a-b"), &kind("Y"), &name("c"));
         let clash = three.clash(&one).expect("one file");
-        assert_eq!(clash, "the file src/controller/a_b/c.rs of C's controller 'a-b-c'");
+        assert_eq!(
+            clash,
+            "the file src/controller/a_b/c.rs of C's controller 'a-b-c'"
+        );
     }
 }

@@ -269,7 +269,11 @@ impl Resource {
 
     /// The controller's unit tests: `src/controller/demo_micro_service/tests.rs`.
     pub fn controller_tests_file(&self) -> String {
-        format!("{}/{}/tests.rs", self.dir("src/controller"), self.module.file)
+        format!(
+            "{}/{}/tests.rs",
+            self.dir("src/controller"),
+            self.module.file
+        )
     }
 
     /// The controller's module under `crate::controller`: `demo_micro_service`, multigroup

@@ -285,7 +285,11 @@ mod tests {
                     IfExists::Keep,
                 )
                 .with("version", &version)
-                .insert("mod.rs", "webhook-modules", "inserts/webhook_mod_version.rs"),
+                .insert(
+                    "mod.rs",
+                    "webhook-modules",
+                    "inserts/webhook_mod_version.rs",
+                ),
             );
         }
         let mut plan = Plan::new(dir.path());

@@ -311,14 +311,33 @@ fn a_multigroup_project_has_one_kind_name_in_two_groups() {
     // each sort for the two Bars.
     rbuilder(
         &dir,
-        &["create", "webhook", "--group", "foo", "--kind", "Bar", "--defaulting"],
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "foo",
+            "--kind",
+            "Bar",
+            "--defaulting",
+        ],
     )
     .success();
     assert!(dir.join("src/webhook/foo/v1/bar.rs").is_file());
-    assert!(dir.join("tests/integration/foo/bar_v1_webhooks.rs").is_file());
+    assert!(
+        dir.join("tests/integration/foo/bar_v1_webhooks.rs")
+            .is_file()
+    );
     assert_rejected(
         &dir,
-        &["create", "webhook", "--group", "fiz", "--kind", "Bar", "--defaulting"],
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "fiz",
+            "--kind",
+            "Bar",
+            "--defaulting",
+        ],
         &[
             "fiz/v1 Bar's defaulting webhook would be named mbar-v1.kb.io, as foo/v1 Bar's is",
             "two webhooks of one name",

@@ -327,8 +327,14 @@ fn project_v4_multigroup_keeps_every_kind_laid_out_as_kubebuilder_does() {
     for (file, name) in [
         ("src/controller/foo/bar.rs", "foo-bar"),
         ("src/controller/fiz/bar.rs", "fiz-bar"),
-        ("src/controller/crew/captain_backup.rs", "crew-captain-backup"),
-        ("src/controller/example_com/memcached.rs", "example.com-memcached"),
+        (
+            "src/controller/crew/captain_backup.rs",
+            "crew-captain-backup",
+        ),
+        (
+            "src/controller/example_com/memcached.rs",
+            "example.com-memcached",
+        ),
         ("src/controller/apps/deployment.rs", "apps-deployment"),
     ] {
         let controller = read(&out, file);

@@ -55,7 +55,7 @@ fn differences(tmp: &Path, plane: &ControlPlane, sequence: &Sequence) -> Vec<Dif
 
 #[test]
 #[ignore = "runs kubebuilder, which needs go and the Go module proxy (a few minutes the first \
-            time on a machine); make test runs it"]
+            time on a machine), and a control plane (scripts/envtest-assets); make test runs it"]
 fn kubebuilder_and_rbuilder_scaffold_the_same_objects_but_for_the_listed_differences() {
     let spec = Spec::load();
     let mistakes = spec.mistakes();

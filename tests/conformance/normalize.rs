@@ -459,12 +459,20 @@ mod tests {
             ))
         };
         let a = deployment("--leader-elect, --webhook-port=9443, --metrics-bind-address=:8443");
-        let b = deployment("--metrics-bind-address=:8443, --webhook-bind-address=:9443, --leader-elect");
+        let b = deployment(
+            "--metrics-bind-address=:8443, --webhook-bind-address=:9443, --leader-elect",
+        );
         let mut differences = compare("s", "config/default", &a, &b);
         differences.sort_by(|x, y| x.path.cmp(&y.path));
         let found: Vec<(&str, Option<&str>, Option<&str>)> = differences
             .iter()
-            .map(|d| (d.path.as_str(), d.kubebuilder.as_deref(), d.rbuilder.as_deref()))
+            .map(|d| {
+                (
+                    d.path.as_str(),
+                    d.kubebuilder.as_deref(),
+                    d.rbuilder.as_deref(),
+                )
+            })
             .collect();
         let args = "spec.template.spec.containers[manager].args";
         assert_eq!(
@@ -496,7 +504,10 @@ mod tests {
                  {{type: integer, minimum: {minimum}, description: {description}}}\n"
             ))
         };
-        assert_eq!(compare("s", "config/default", &crd("0", "Go"), &crd("0.0", "Rust")), []);
+        assert_eq!(
+            compare("s", "config/default", &crd("0", "Go"), &crd("0.0", "Rust")),
+            []
+        );
         let b = manifests(
             "kind: CustomResourceDefinition\nmetadata: {name: c}\nspec:\n  versions:\n  - name: \
              v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          size: {type: \
@@ -529,7 +540,13 @@ mod tests {
         let differences = compare("s", "PROJECT", &a, &b);
         let found: Vec<(&str, Option<&str>, Option<&str>)> = differences
             .iter()
-            .map(|d| (d.path.as_str(), d.kubebuilder.as_deref(), d.rbuilder.as_deref()))
+            .map(|d| {
+                (
+                    d.path.as_str(),
+                    d.kubebuilder.as_deref(),
+                    d.rbuilder.as_deref(),
+                )
+            })
             .collect();
         assert_eq!(
             found,

@@ -70,7 +70,11 @@ pub fn scaffold_with_kubebuilder(sequence: &Sequence, dir: &Path, tools: &Path) 
     {
         static BUILDING: Mutex<()> = Mutex::new(());
         let _one_at_a_time = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
-        checked(dir, Path::new("make"), &["controller-gen".to_owned(), localbin.clone()]);
+        checked(
+            dir,
+            Path::new("make"),
+            &["controller-gen".to_owned(), localbin.clone()],
+        );
     }
     let make = ["generate".to_owned(), "manifests".to_owned(), localbin];
     checked(dir, Path::new("make"), &make);

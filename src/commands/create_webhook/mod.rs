@@ -188,7 +188,11 @@ pub(super) fn plan(
     if admission {
         let version = &resource.version;
         add_version_module(&mut add, &resource, version);
-        let file = format!("{}/{}.rs", resource.webhook_dir(version), resource.module.file);
+        let file = format!(
+            "{}/{}.rs",
+            resource.webhook_dir(version),
+            resource.module.file
+        );
         add.add(
             Entry::template(file.clone(), "webhook/kind.rs", IfExists::Refuse)
                 .with("version", version)

@@ -255,8 +255,7 @@ impl Translation {
             controller = false;
         }
         let named = !r.controllers.is_empty();
-        let controllers =
-            self.second_controllers(controller, named, &group, &kind, seconds, name);
+        let controllers = self.second_controllers(controller, named, &group, &kind, seconds, name);
         let gvk = (r.group.clone(), r.version.clone(), r.kind.clone());
         if let Some(options) = self.deploy_images.remove(&gvk) {
             let why = if !controller {

@@ -185,28 +185,41 @@ fn multigroup_change(project: &mut Project, multigroup: bool) -> Result<String> 
     })
 }
 
-/// The modules that list controllers and webhooks describe how they are laid out, which
-/// `--multigroup` changes for the APIs made from then on: their descriptions follow, where they
-/// are as rbuilder wrote them.
+/// The README and the modules that list controllers and webhooks describe how the project is
+/// laid out, which `--multigroup` changes for the APIs made from then on: their descriptions
+/// follow, where they are as rbuilder wrote them.
 fn describe_layout(root: &Path, plan: &mut Plan, before: &Project, after: &Project) -> Result<()> {
     let templates = Templates::load(&["init/"])?;
     let (old_ctx, new_ctx) = (project_context(root, before), project_context(root, after));
-    // A module's description: its `//!` lines.
-    let description = |text: &str| -> String {
-        let lines = text.lines().skip_while(|l| !l.starts_with("//!"));
-        let lines = lines.take_while(|l| l.starts_with("//!"));
-        lines.map(|l| format!("{l}\n")).collect()
-    };
-    for path in ["src/controller/mod.rs", "src/webhook/mod.rs"] {
+    for path in ["README.md", "src/controller/mod.rs", "src/webhook/mod.rs"] {
         let template = format!("init/{path}");
-        let old = description(&templates.render(&template, &old_ctx)?);
-        let new = description(&templates.render(&template, &new_ctx)?);
-        if old == new || !plan.read(path)?.is_some_and(|text| text.contains(&old)) {
+        let old = templates.render(&template, &old_ctx)?;
+        let new = templates.render(&template, &new_ctx)?;
+        let (old, new) = changed_lines(&old, &new);
+        if old.is_empty() || !plan.read(path)?.is_some_and(|text| text.contains(&old)) {
             continue;
         }
         plan.update(path.to_owned(), |text| Ok(text.replacen(&old, &new, 1)))?;
     }
     Ok(())
+}
+
+/// The lines of `old` that `new` writes differently, and those it writes instead: what lies
+/// between the lines both start with and those both end with.
+fn changed_lines(old: &str, new: &str) -> (String, String) {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let end = old[start..]
+        .iter()
+        .rev()
+        .zip(new[start..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let block = |lines: &[&str]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    (
+        block(&old[start..old.len() - end]),
+        block(&new[start..new.len() - end]),
+    )
 }
 
 /// A new license header: hack/boilerplate.txt (what every later command writes at the top of

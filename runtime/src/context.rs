@@ -19,6 +19,7 @@ use tracing::warn;
 use crate::cache::Caches;
 use crate::events::{self, Event, Recorder};
 use crate::metrics::Metrics;
+use crate::namespaces::{self, Namespaces};
 
 /// How long publishing an Event may hold up a reconcile.
 pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -29,10 +30,10 @@ pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Context {
     /// Client for the Kubernetes API.
     pub client: Client,
-    /// The namespace from `WATCH_NAMESPACE`: when set, controllers watch only that namespace
-    /// (a project made with `rbuilder init --namespaced` sets it, and binds a namespaced Role
-    /// instead of a ClusterRole); `None` means all namespaces.
-    pub watch_namespace: Option<String>,
+    /// The namespaces from `WATCH_NAMESPACE`: when set, controllers watch only those (a
+    /// project made with `rbuilder init --namespaced` sets it to the manager's own, and binds a
+    /// namespaced Role instead of a ClusterRole); unset, every namespace.
+    pub watch_namespaces: Namespaces,
     /// The name the operator uses towards the API server: see [`crate::Operator::field_manager`].
     field_manager: String,
     recorder: Arc<Recorder>,
@@ -44,11 +45,11 @@ pub struct Context {
 impl Context {
     /// The context of an operator named `field_manager` (see
     /// [`crate::Operator::field_manager`]).
-    pub fn new(client: Client, field_manager: String, watch_namespace: Option<String>) -> Self {
+    pub fn new(client: Client, field_manager: String, watch_namespaces: Namespaces) -> Self {
         Self {
             recorder: Arc::new(Recorder::new(client.clone(), field_manager.clone())),
             client,
-            watch_namespace,
+            watch_namespaces,
             field_manager,
             metrics: Metrics::default(),
             caches: Arc::default(),
@@ -83,14 +84,35 @@ impl Context {
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
+        self.cache_from(vec![api], config)
+    }
+
+    /// [`cache`](Self::cache) of the `K`s in the namespaces the controllers watch
+    /// ([`watch_namespaces`](Self::watch_namespaces): one watch per namespace when
+    /// `WATCH_NAMESPACE` lists several, where `ctx.cache(ctx.api(), config)` would need to list
+    /// every namespace).
+    pub fn cache_watched<K>(
+        &self,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::Scope: Scope,
+    {
+        self.cache_from(self.watch_namespaces.apis(&self.client), config)
+    }
+
+    fn cache_from<K>(
+        &self,
+        apis: Vec<Api<K>>,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    {
         let (store, writer) = reflector::store();
         self.caches.insert(store);
-        watcher(api, config)
-            // A watch that fails (e.g. a missing RBAC rule) is retried with a growing delay,
-            // not in a tight loop.
-            .default_backoff()
-            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
-            .reflect(writer)
+        namespaces::reflected(apis, config, writer)
             // Deletions too: a deleted object must reconcile its owner (e.g. to create it again).
             .touched_objects()
     }
@@ -144,14 +166,21 @@ impl Context {
     }
 
     /// An [`Api`] over what the controllers watch: the watched namespace, or the whole cluster
-    /// (always the whole cluster for cluster-scoped kinds).
+    /// (always the whole cluster for cluster-scoped kinds). When `WATCH_NAMESPACE` lists
+    /// several namespaces, this is the whole cluster too, which the manager's Roles do not let
+    /// it list: use `ctx.watch_namespaces.apis(&ctx.client)`, one per namespace, or
+    /// [`cache_watched`](Self::cache_watched).
     pub fn api<K>(&self) -> Api<K>
     where
         K: Resource,
         K::DynamicType: Default,
         K::Scope: Scope,
     {
-        K::Scope::api(self.client.clone(), self.watch_namespace.as_deref())
+        let namespace = match self.watch_namespaces.names() {
+            [one] => Some(one.as_str()),
+            _ => None,
+        };
+        K::Scope::api(self.client.clone(), namespace)
     }
 
     /// An [`Api`] over `K`s in the namespace of `obj` (the cluster if `K` is cluster-scoped).

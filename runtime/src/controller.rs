@@ -54,6 +54,7 @@ use crate::errors::{
 };
 use crate::events;
 use crate::metrics::Outcome;
+use crate::namespaces;
 use crate::owned;
 
 /// The first retry of a failed reconcile comes after this long.
@@ -173,18 +174,17 @@ async fn run<R: Reconciler>(
     shutdown: CancellationToken,
 ) -> Result<(), kube::Error> {
     let ctx = &driver.ctx;
-    let api = ctx.api::<R::Resource>();
-    if !wait_until_listable(&api, R::NAME, &shutdown).await? {
-        return Ok(());
+    // One per watched namespace (WATCH_NAMESPACE may list several).
+    let apis = ctx.watch_namespaces.apis::<R::Resource>(&ctx.client);
+    for api in &apis {
+        if !wait_until_listable(api, R::NAME, &shutdown).await? {
+            return Ok(());
+        }
     }
     let (cache, writer) = reflector::store();
-    let objects = watcher(api, watcher::Config::default())
-        // A list or watch that fails later (a conversion webhook down a moment) is retried
-        // with a growing delay, not in a tight loop: `for_stream` leaves that to its caller.
-        .default_backoff()
-        .modify(|obj: &mut R::Resource| obj.meta_mut().managed_fields = None)
-        .reflect(writer)
-        .applied_objects();
+    // A list or watch that fails later (a conversion webhook down a moment) is retried with a
+    // growing delay, not in a tight loop: `for_stream` leaves that to its caller.
+    let objects = namespaces::reflected(apis, watcher::Config::default(), writer).applied_objects();
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
     let controller = Controller::for_stream(objects, cache).with_config(config);
     let controller = R::watches(controller, ctx);
@@ -1395,7 +1395,11 @@ mod envtests {
         let env = Environment::start(&FLAKES).await;
         // Run as `env.run` runs it, but with a driver the test can look into (and as the
         // admin: what the manager may do is not what this test is about).
-        let ctx = Context::new(env.client(), FLAKES.field_manager(), None);
+        let ctx = Context::new(
+            env.client(),
+            FLAKES.field_manager(),
+            namespaces::Namespaces::all(),
+        );
         let driver = Driver::new(Arc::new(ctx));
         let shutdown = CancellationToken::new();
         let _stop = shutdown.clone().drop_guard();

@@ -52,6 +52,7 @@ pub mod manager;
 pub mod manifests;
 mod metrics;
 mod metrics_auth;
+pub mod namespaces;
 pub mod owned;
 mod process_metrics;
 pub mod rbac;

@@ -76,6 +76,7 @@ use crate::client_timeout::RequestTimeoutLayer;
 use crate::leader_election::{self, LeaderElection};
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
+use crate::namespaces::Namespaces;
 use crate::runnable::{self, Failures};
 use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
@@ -346,11 +347,12 @@ async fn manage_until(
     // Cancelled once the runnables of every replica have stopped too.
     let servers_shutdown = CancellationToken::new();
     let _stop_servers = servers_shutdown.clone().drop_guard();
-    let watch_namespace = std::env::var("WATCH_NAMESPACE")
-        .ok()
-        .filter(|namespace| !namespace.is_empty());
-    if operator.scope == WatchScope::Namespace && watch_namespace.is_none() {
+    // As controller-runtime reads it: one namespace, or several separated by commas.
+    let watch_namespaces = Namespaces::parse(&std::env::var("WATCH_NAMESPACE").unwrap_or_default());
+    if operator.scope == WatchScope::Namespace && watch_namespaces.is_all() {
         info!("WATCH_NAMESPACE is not set: watching every namespace the credentials can read");
+    } else if !watch_namespaces.is_all() {
+        info!(namespaces = ?watch_namespaces, "watching only these namespaces (WATCH_NAMESPACE)");
     }
     refuse_controllers_of_one_name(operator.controllers)?;
     for controller in operator.controllers {
@@ -361,7 +363,7 @@ async fn manage_until(
         register(&mut registry);
     }
     let registry = Arc::new(registry);
-    let ctx = Context::new(client.clone(), operator.field_manager(), watch_namespace);
+    let ctx = Context::new(client.clone(), operator.field_manager(), watch_namespaces);
     let ctx = Arc::new(ctx.with_metrics(metrics));
 
     // The servers start first: the probes must answer while this instance waits for leadership.

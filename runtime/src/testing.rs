@@ -28,7 +28,11 @@ pub fn mock_client() -> (Client, ApiServer) {
 /// [`ApiServer`], watching all namespaces.
 pub fn mock_context() -> (Arc<Context>, ApiServer) {
     let (client, server) = mock_client();
-    let ctx = Context::new(client, "test-operator".to_owned(), None);
+    let ctx = Context::new(
+        client,
+        "test-operator".to_owned(),
+        crate::namespaces::Namespaces::all(),
+    );
     (Arc::new(ctx), server)
 }
 

@@ -34,8 +34,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::Context as _;
+use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
-use kube::api::{Patch, PatchParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -52,6 +53,7 @@ use crate::checks;
 use crate::context::Scope;
 use crate::manifests;
 use crate::metrics::Metrics;
+use crate::namespaces::Namespaces;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
@@ -200,10 +202,9 @@ impl Environment {
         &self.plane
     }
 
-    /// Runs `controller` as the manager runs it, until the environment is dropped: as the
-    /// manager's ServiceAccount, with only the role `make manifests` grants it, watching every
-    /// namespace (a namespaced operator: [`NAMESPACE`]).
-    pub async fn run(&self, controller: &'static Registration) {
+    /// A client as the manager's ServiceAccount, with only the role `make manifests` grants
+    /// it, its requests counted for [`writes`](Self::writes) and [`reads`](Self::reads).
+    pub async fn manager_client(&self) -> Client {
         let namespace = manager_namespace(self.operator);
         let user = format!("system:serviceaccount:{namespace}:{MANAGER_SERVICE_ACCOUNT}");
         let groups = [
@@ -216,14 +217,42 @@ impl Environment {
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        // The manager's client, its requests counted for `writes`.
-        let client = crate::manager::client(config, &self.metrics)
-            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        let namespace = match self.operator.scope {
-            WatchScope::Cluster => None,
-            WatchScope::Namespace => Some(NAMESPACE.to_owned()),
+        crate::manager::client(config, &self.metrics)
+            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"))
+    }
+
+    /// Runs `controller` as the manager runs it, until the environment is dropped: as the
+    /// manager's ServiceAccount, with only the role `make manifests` grants it, watching every
+    /// namespace (a namespaced operator: [`NAMESPACE`]).
+    pub async fn run(&self, controller: &'static Registration) {
+        let namespaces = match self.operator.scope {
+            WatchScope::Cluster => Namespaces::all(),
+            WatchScope::Namespace => Namespaces::only(NAMESPACE),
         };
-        let ctx = Context::new(client, self.operator.field_manager(), namespace)
+        self.run_in(controller, namespaces).await;
+    }
+
+    /// Runs `controller` as [`run`](Self::run) does, watching the namespaces of `list` as the
+    /// manager does when `WATCH_NAMESPACE` is `list` (names separated by commas), with the
+    /// manager's role as a Role in each of them, created if need be, and no other permission.
+    pub async fn run_watching(&self, controller: &'static Registration, list: &str) {
+        let namespaces = Namespaces::parse(list);
+        for namespace in namespaces.names() {
+            create_namespace(&self.client, namespace)
+                .await
+                .unwrap_or_else(|error| panic!("envtest: cannot create {namespace}: {error}"));
+            bind_manager_role(&self.client, self.operator, Some(namespace))
+                .await
+                .unwrap_or_else(|error| {
+                    panic!("envtest: cannot grant the manager's role: {error:#}")
+                });
+        }
+        self.run_in(controller, namespaces).await;
+    }
+
+    async fn run_in(&self, controller: &'static Registration, namespaces: Namespaces) {
+        let client = self.manager_client().await;
+        let ctx = Context::new(client, self.operator.field_manager(), namespaces)
             .with_metrics(self.metrics.clone());
         let ctx = Arc::new(ctx);
         let (stopped, shutdown) = (
@@ -318,16 +347,26 @@ pub fn from_yaml<T: DeserializeOwned>(yaml: &str) -> T {
 /// [`NAMESPACE`] for a namespaced operator. (The ServiceAccount itself need not exist: RBAC
 /// matches its user name.)
 async fn grant_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
-    bind_manager_role(client, operator)
+    let namespace = match operator.scope {
+        WatchScope::Cluster => None,
+        WatchScope::Namespace => Some(NAMESPACE),
+    };
+    bind_manager_role(client, operator, namespace)
         .await
         .context("cannot grant the manager's role")
 }
 
-async fn bind_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
+/// Binds the manager's role as a Role in `namespace`, or as a ClusterRole if `None`.
+async fn bind_manager_role(
+    client: &Client,
+    operator: &Operator,
+    namespace: Option<&str>,
+) -> anyhow::Result<()> {
     let (role, binding) = ("manager-role", "manager-rolebinding");
-    let (kind, namespace) = match operator.scope {
-        WatchScope::Cluster => ("ClusterRole", None),
-        WatchScope::Namespace => ("Role", Some(NAMESPACE)),
+    let kind = if namespace.is_some() {
+        "Role"
+    } else {
+        "ClusterRole"
     };
     let metadata = |name: &str| json!({"name": name, "namespace": namespace});
     let role_object =
@@ -357,6 +396,19 @@ async fn bind_manager_role(client: &Client, operator: &Operator) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// Creates the namespace `name` unless it exists.
+pub(crate) async fn create_namespace(client: &Client, name: &str) -> Result<(), kube::Error> {
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))
+        .map_err(kube::Error::SerdeError)?;
+    match Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+    {
+        Err(kube::Error::Api(status)) if status.is_already_exists() => Ok(()),
+        result => result.map(drop),
+    }
 }
 
 /// The controllers' and webhooks' logs in the test's output (shown when it fails), at the level

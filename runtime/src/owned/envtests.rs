@@ -310,7 +310,11 @@ async fn a_released_field_keeps_its_value() {
 
 /// A context for calling the API directly, as the admin.
 fn context(env: &Environment) -> Context {
-    Context::new(env.client(), OPERATOR.field_manager(), None)
+    Context::new(
+        env.client(),
+        OPERATOR.field_manager(),
+        crate::namespaces::Namespaces::all(),
+    )
 }
 
 /// Someone else's Deployment of the owner's name is refused, saying whose, and left as it is;

@@ -17,7 +17,7 @@ pub trait ControllerExt {
     /// Watches the `K`s this operator made (those with its [`MANAGED_BY`] label, not every
     /// `K` in the cluster), reconciles the controller owner of each one that changes or goes
     /// (an object deleted or edited by hand is put back at once), and keeps them in the cache
-    /// that [`Context::owned`] reads them from (see [`Context::cache`]). In
+    /// that [`Context::owned`] reads them from (see [`Context::cache_watched`]). In
     /// [`Reconciler::watches`](crate::Reconciler::watches):
     /// `controller.watch_owned::<Deployment>(ctx)`.
     ///
@@ -43,7 +43,7 @@ where
     {
         let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
         let config = watcher::Config::default().labels(&managed);
-        self.watches_stream(ctx.cache(ctx.api::<K>(), config), controller_of::<K, O>)
+        self.watches_stream(ctx.cache_watched::<K>(config), controller_of::<K, O>)
     }
 }
 

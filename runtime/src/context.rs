@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use tracing::warn;
 
 use crate::cache::Caches;
-use crate::events::{self, Event, Recorder};
+use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 
 /// What each reconciler gets besides the object: built once by the manager; each controller
@@ -257,13 +257,10 @@ impl Context {
 
     /// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace
     /// being deleted, which refuses new objects) is logged, and never fails the reconcile.
-    pub async fn publish<K>(&self, obj: &K, mut event: Event)
+    pub async fn publish<K>(&self, obj: &K, event: Event)
     where
         K: Resource<DynamicType = ()>,
     {
-        if let Some(note) = &mut event.note {
-            events::shorten_note(note);
-        }
         if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
             warn!(%error, reason = event.reason, "cannot publish an Event");
         }

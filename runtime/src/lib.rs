@@ -46,6 +46,7 @@ pub mod manifests;
 mod metrics;
 mod metrics_auth;
 mod process_metrics;
+mod rate_limit;
 pub mod rbac;
 pub mod role;
 mod runnable;

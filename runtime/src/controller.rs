@@ -11,7 +11,10 @@
 //! - it counts and times every reconcile (`/metrics`), and shows a failure on the object as a
 //!   Warning Event and in the log;
 //! - it retries a failure after a delay that doubles with each failure in a row, from
-//!   [`FIRST_RETRY`] to [`LAST_RETRY`];
+//!   [`FIRST_RETRY`] to [`LAST_RETRY`], and no faster than [`RETRY_BURST`] retries at once and
+//!   [`RETRY_QPS`] a second after that, for all the controller's objects together;
+//! - it reconciles one object at a time unless the reconciler says otherwise
+//!   ([`Reconciler::MAX_CONCURRENT_RECONCILES`]);
 //! - what is only a deletion getting ahead of a reconcile (the object or its namespace already
 //!   being deleted) is not reported as a failure.
 
@@ -44,11 +47,23 @@ use crate::context::Scope;
 use crate::errors::{error_chain, is_deletion_in_progress, is_gone};
 use crate::events;
 use crate::metrics::Outcome;
+use crate::rate_limit::{self, SharedBucket, TokenBucket};
 
 /// The first retry of a failed reconcile comes after this long.
 pub const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// Retries of a reconcile that keeps failing come at least this often.
 pub const LAST_RETRY: Duration = Duration::from_secs(5 * 60);
+
+/// How many retries of a controller's failed reconciles may start at once, all its objects
+/// together, before [`RETRY_QPS`] spaces them: controller-runtime's default rate limiter
+/// (client-go's `DefaultTypedControllerRateLimiter`, a token bucket of 100 beside the per-object
+/// backoff). When an outage makes every object fail at once, their retries then come 10 a
+/// second, not all together each time their backoffs meet.
+pub const RETRY_BURST: u32 = 100;
+
+/// How many retries of a controller's failed reconciles start per second past [`RETRY_BURST`]
+/// (controller-runtime's 10).
+pub const RETRY_QPS: f64 = 10.0;
 
 /// A controller: how objects of one kind are reconciled. Implemented by a unit struct in the
 /// controller's module (`src/controller/<kind>.rs`) and registered with [`register`].
@@ -75,9 +90,15 @@ pub trait Reconciler: 'static {
     /// is deleted; `None` for none (then `cleanup` is never called).
     const FINALIZER: Option<&'static str>;
 
-    /// How many objects may be reconciled at once; 0 for no limit (kube-runtime's default).
-    /// One object is never reconciled twice at once.
-    const MAX_CONCURRENT_RECONCILES: u16 = 0;
+    /// How many objects may be reconciled at once: 1 unless set, as in controller-runtime
+    /// (`MaxConcurrentReconciles`), which keeps one controller's requests to the API server
+    /// in one line; more for reconciles that mostly wait (on another service, say). 0 for no
+    /// limit (kube-runtime's default, which this runtime had before it took controller-runtime's
+    /// 1): then every
+    /// object that changes, or fails, at once is reconciled at once, and only the manager's
+    /// client-side limit (`--kube-api-qps`) paces their requests. One object is never
+    /// reconciled twice at once.
+    const MAX_CONCURRENT_RECONCILES: u16 = 1;
 
     /// Brings the world in line with `obj` (its spec) and reports it in the status. Called for
     /// every change of the object or of what [`watches`](Self::watches) adds, and as the
@@ -200,6 +221,8 @@ pub(crate) struct Driver {
     /// The failures in a row of the objects that are failing, by namespace and name, for the
     /// backoff.
     failures: Mutex<HashMap<String, Failures>>,
+    /// The retries of all the controller's objects: [`RETRY_BURST`], [`RETRY_QPS`].
+    retries: SharedBucket,
 }
 
 /// The failures in a row of one object.
@@ -213,9 +236,11 @@ struct Failures {
 
 impl Driver {
     fn new(ctx: Arc<Context>) -> Arc<Self> {
+        let retries = TokenBucket::new(RETRY_QPS, RETRY_BURST, tokio::time::Instant::now());
         Arc::new(Self {
             ctx,
             failures: Mutex::default(),
+            retries: Arc::new(Mutex::new(retries)),
         })
     }
 
@@ -240,6 +265,12 @@ impl Driver {
         }
         failures.count = failures.count.saturating_add(1);
         failures.count
+    }
+
+    /// Counts one more failure of `obj`; returns when to retry it (see [`error_policy`]).
+    fn retry_after(&self, obj: &impl Resource) -> Duration {
+        let backoff = retry_delay(self.count_failure(obj));
+        backoff.max(rate_limit::reserve(&self.retries))
     }
 
     /// Forgets the failures of the object `name` in `namespace`: it succeeded, or it is gone.
@@ -399,7 +430,9 @@ async fn with_finalizer<R: Reconciler>(
 }
 
 /// When to retry a failed reconcile: [`FIRST_RETRY`], doubled with each failure in a row of
-/// the object, at most [`LAST_RETRY`]. A change to the object still reconciles it at once.
+/// the object, at most [`LAST_RETRY`]; later if the controller's retries are past
+/// [`RETRY_BURST`] (the later of the two, as controller-runtime's `MaxOfRateLimiter`). A
+/// change to the object still reconciles it at once.
 ///
 /// Every failed object thus has a retry queued until it succeeds; a retry that finds it gone
 /// ([`handle_result`]) forgets its failures, so no count outlives its object by more than
@@ -409,7 +442,7 @@ pub(crate) fn error_policy<R: Reconciler>(
     _failure: &Failure<R::Error>,
     driver: Arc<Driver>,
 ) -> Action {
-    Action::requeue(retry_delay(driver.count_failure(&*obj)))
+    Action::requeue(driver.retry_after(&*obj))
 }
 
 /// The delay before retrying after `failures` failures in a row.
@@ -641,6 +674,46 @@ mod tests {
         let secs = |s| Action::requeue(Duration::from_secs(s));
         assert_eq!(delays, [secs(1), secs(2), secs(4)]);
         assert_eq!(retry_delay(100), LAST_RETRY);
+    }
+
+    /// After an outage every object fails at once: the per-object backoff alone would retry
+    /// them all together a second later, and again each time their backoffs meet. The
+    /// controller's retries start RETRY_BURST at once, then RETRY_QPS a second.
+    #[tokio::test(start_paused = true)]
+    async fn the_retries_of_many_failing_objects_are_spread() {
+        let (ctx, _server) = mock_context();
+        let driver = Driver::new(ctx);
+        let delays: Vec<Duration> = (0..1000)
+            .map(|n| {
+                let mut obj = widget(&[FINALIZER], false);
+                obj.metadata.name = Some(format!("w{n}"));
+                obj.metadata.uid = Some(format!("uid-{n}"));
+                driver.retry_after(&obj)
+            })
+            .collect();
+        let within_a_second = delays.iter().filter(|d| **d <= FIRST_RETRY).count();
+        assert!(
+            within_a_second <= (f64::from(RETRY_BURST) + RETRY_QPS) as usize,
+            "{within_a_second} of 1000 failed objects are retried within {FIRST_RETRY:?}"
+        );
+        // The last one waits for the 900 before it past the burst, at RETRY_QPS.
+        let last = delays[999];
+        assert!(
+            (Duration::from_secs(89)..=Duration::from_secs(90)).contains(&last),
+            "{last:?}"
+        );
+        // The per-object backoff still holds: a second failure of the first object, later.
+        let mut first = widget(&[FINALIZER], false);
+        first.metadata.name = Some("w0".into());
+        first.metadata.uid = Some("uid-0".into());
+        tokio::time::advance(Duration::from_secs(200)).await;
+        assert_eq!(driver.retry_after(&first), 2 * FIRST_RETRY);
+    }
+
+    /// One object at a time unless the reconciler says otherwise, as in controller-runtime.
+    #[test]
+    fn a_controller_reconciles_one_object_at_a_time_by_default() {
+        assert_eq!(register::<Test<SUCCEED>>().max_concurrent_reconciles, 1);
     }
 
     #[tokio::test]

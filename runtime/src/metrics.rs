@@ -9,8 +9,8 @@
 //!   `controller_runtime_reconcile_panics_total{controller}`,
 //!   `controller_runtime_reconcile_time_seconds{controller}` (controller-runtime's buckets),
 //!   `controller_runtime_active_workers{controller}`,
-//!   `controller_runtime_max_concurrent_reconciles{controller}` (0: no limit, kube-runtime's
-//!   default);
+//!   `controller_runtime_max_concurrent_reconciles{controller}` (1 unless the reconciler sets
+//!   it; 0: no limit);
 //! - `rest_client_requests_total{code,method,host}` (see `client_metrics`);
 //! - `process_*` (see `process_metrics`).
 //!

@@ -34,7 +34,6 @@ use std::time::Duration;
 use anyhow::Context as _;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Patch, PatchParams};
-use kube::client::ClientBuilder;
 use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -45,10 +44,11 @@ pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
 pub use control_plane::ControlPlane;
 
 use crate::checks;
-use crate::client_metrics::RequestCounterLayer;
 use crate::context::Scope;
+use crate::manager::{KUBE_API_BURST, KUBE_API_QPS, controllers_client};
 use crate::manifests;
 use crate::metrics::Metrics;
+use crate::rate_limit::ClientRateLimitLayer;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
@@ -213,12 +213,11 @@ impl Environment {
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        // Counted as the manager counts its requests, for `writes`.
-        let counted = RequestCounterLayer::new(&config, self.metrics.requests.clone());
-        let client = ClientBuilder::try_from(config)
-            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"))
-            .with_layer(&counted)
-            .build();
+        // As the manager makes it, with its default rate limit; counted as the manager counts
+        // its requests, for `writes`.
+        let limit = ClientRateLimitLayer::new(KUBE_API_QPS, KUBE_API_BURST);
+        let client = controllers_client(config, &self.metrics, limit)
+            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
         let namespace = match self.operator.scope {
             WatchScope::Cluster => None,
             WatchScope::Namespace => Some(NAMESPACE.to_owned()),

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::warn;
 
-use crate::cache::Caches;
+use crate::cache::{self, Caches};
 use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 
@@ -68,6 +68,9 @@ impl Context {
     /// The cached objects have no `managedFields` (most of an object's size). The controller
     /// waits for the cache's first list before its first reconcile, so that a reconcile never
     /// takes an object missing from a cache still being filled for one that does not exist.
+    /// An object deleted while the watch was down (the API server restarted, the network
+    /// failed) is sent as deleted once the watch has listed again, as client-go's informer
+    /// sends it, so that its owner is reconciled then, not at its next resync.
     /// One cache per kind: a second call for `K` replaces the first's cache (its watch still
     /// triggers reconciles).
     pub fn cache<K>(
@@ -79,15 +82,16 @@ impl Context {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
         let (store, writer) = reflector::store();
-        self.caches.insert(store);
-        watcher(api, config)
+        self.caches.insert(store.clone());
+        let events = watcher(api, config)
             // A watch that fails (e.g. a missing RBAC rule) is retried with a growing delay,
             // not in a tight loop.
             .default_backoff()
             .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
-            .reflect(writer)
-            // Deletions too: a deleted object must reconcile its owner (e.g. to create it again).
-            .touched_objects()
+            .reflect(writer);
+        // Deletions too, those the watch missed while it was down included: a deleted object
+        // must reconcile its owner (e.g. to create it again).
+        cache::touched_and_vanished(events, store)
     }
 
     /// The cache of `K`s that [`cache`](Self::cache) keeps, if this controller keeps one.

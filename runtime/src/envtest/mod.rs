@@ -360,7 +360,7 @@ async fn bind_manager_role(client: &Client, operator: &Operator) -> anyhow::Resu
 
 /// The controllers' and webhooks' logs in the test's output (shown when it fails), at the level
 /// RUST_LOG sets (default: info).
-fn init_logging() {
+pub(crate) fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Only the first test of the process installs it; the others find it in place.

@@ -621,3 +621,53 @@ mod tests {
         assert_eq!(short, "fine");
     }
 }
+
+/// Against a real kube-apiserver and etcd (envtest).
+#[cfg(all(test, feature = "testing"))]
+mod envtests {
+    use super::*;
+    use crate::envtest::{ControlPlane, NAMESPACE};
+
+    /// On kube-apiserver, which refuses a changed note and a series of fewer than 2: past
+    /// MAX_NOTES notes, the newest Event shows the newest note, with the count of the Events
+    /// combined.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn the_newest_event_shows_the_newest_note() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        let recorder = Recorder::new(client.clone(), "test-operator".into());
+        let regarding = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("ConfigMap".into()),
+            name: Some("w".into()),
+            namespace: Some(NAMESPACE.into()),
+            uid: Some("u-1".into()),
+            ..ObjectReference::default()
+        };
+        let notes = (0..MAX_NOTES + 2)
+            .map(|n| format!("request {n} failed"))
+            .chain([format!("request {} failed", MAX_NOTES + 1)]);
+        for note in notes {
+            let event = failure("Failed", note);
+            recorder
+                .publish(&event, &regarding)
+                .await
+                .expect("published");
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        let events: Api<KubeEvent> = Api::namespaced(client, NAMESPACE);
+        let mut events = events
+            .list(&Default::default())
+            .await
+            .expect("a list")
+            .items;
+        events.sort_by_key(|event| event.event_time.as_ref().map(|time| time.0));
+        assert_eq!(events.len(), MAX_NOTES + 2);
+        let newest = events.last().expect("an Event");
+        let combined = format!("{COMBINED}request {} failed", MAX_NOTES + 1);
+        assert_eq!(newest.note.as_deref(), Some(combined.as_str()));
+        // The two notes past MAX_NOTES, and the newest once more.
+        assert_eq!(newest.series.as_ref().map(|series| series.count), Some(3));
+    }
+}

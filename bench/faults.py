@@ -34,8 +34,8 @@ import operator_load as load  # noqa: E402
 
 NAMESPACE = "default"
 # What the DemoMicroService operator sends requests about: its kind, its Deployments, its
-# Events and its Lease. (kube-controller-manager, which shares the API server, has no Lease, and
-# only watches Deployments while the webhook refuses them all.)
+# Events and its Lease. (kube-controller-manager, which shares the API server, has no Lease,
+# watches Deployments, and writes their status, which apiserver_requests leaves out.)
 OPERATOR_RESOURCES = {
     ("devops.my.domain", "demomicroservices"),
     ("apps", "deployments"),
@@ -119,7 +119,11 @@ def apiserver_requests(server):
             part.split("=", 1) for part in labels[len("apiserver_request_total{"):-1].split('",')
         )
         fields = {k: v.strip('"') for k, v in fields.items()}
-        if (fields.get("group", ""), fields.get("resource", "")) in OPERATOR_RESOURCES:
+        group, resource = fields.get("group", ""), fields.get("resource", "")
+        # kube-controller-manager's Deployment status updates, not the operator's.
+        if (group, resource, fields.get("subresource", "")) == ("apps", "deployments", "status"):
+            continue
+        if (group, resource) in OPERATOR_RESOURCES:
             verb = fields.get("verb", "")
             by_verb[verb] = by_verb.get(verb, 0) + float(value)
     return by_verb

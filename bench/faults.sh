@@ -11,12 +11,13 @@
 #    their reconciles fails. Printed: the requests the manager sends (its own
 #    rest_client_requests_total, sampled every second: mean, busiest second, busiest 10 s) and
 #    those the API server counts for the operator's resources (apiserver_request_total of
-#    DemoMicroServices, Deployments, events.k8s.io Events and Leases, watches left out,
-#    sampled every 5 s: kube-controller-manager only watches Deployments meanwhile); the
-#    webhook's calls; the Events about the DemoMicroServices.
+#    DemoMicroServices, Deployments but their status, which kube-controller-manager writes,
+#    events.k8s.io Events and Leases; watches left out; sampled every 5 s); the webhook's
+#    calls; the Events about the DemoMicroServices.
 #    The bound: the manager's client-side limit, --kube-api-qps 20 with a burst of 30 (its
-#    defaults), plus its Lease (a renewal every 2 s on a client of its own): 21 requests a
-#    second over any 10 s, 50 in any one second.
+#    defaults), plus its Lease (a renewal every 2 s, on a client of its own): at most
+#    30 + 20 t + t/2 requests in any t seconds, i.e. 50.5 in one second, 23.5/s over 10 s,
+#    20.5/s in the long run.
 # 2. The fault gone: the webhook configuration is deleted, and the time until every
 #    DemoMicroService has its Deployment and a status is printed, with the requests meanwhile.
 #    Each object comes back at its next retry: its backoff after the fault (up to 5 minutes, the
@@ -32,7 +33,8 @@
 #
 # PROJECT (default examples/demo-microservice) is the project built and measured instead: a
 # copy with another runtime (e.g. the example of an older commit, for the figures before a
-# change), with the same binary name and CRD.
+# change), with the same binary name and CRD. MANAGER_ARGS are more arguments for the manager
+# (e.g. "--kube-api-qps=0" for no client-side limit).
 # Nothing is asserted but what the figures need (the control plane up, the objects created);
 # the script exits non-zero if a step cannot be measured (a time limit, RECOVERY_LIMIT default
 # 900 s, reached).
@@ -173,10 +175,11 @@ for _ in $(seq 1 100); do
 done
 
 metrics_port=$(free_port)
+# shellcheck disable=SC2086 # MANAGER_ARGS: one argument per word
 HOSTNAME=faults POD_NAMESPACE=default "$work/manager" --leader-elect \
   --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure=false \
   --health-probe-bind-address 127.0.0.1:0 --webhook-bind-address 127.0.0.1:0 \
-  2>"$work/manager.log" &
+  ${MANAGER_ARGS:-} 2>"$work/manager.log" &
 manager=$!
 for _ in $(seq 1 300); do
   grep -q "became the leader" "$work/manager.log" && break
@@ -187,7 +190,7 @@ python3 "$repo/bench/faults.py" sample "$KUBECONFIG" "127.0.0.1:$metrics_port" "
 sampler=$!
 sleep 6 # a first sample of the API server's metrics, before the load
 
-echo "== demo-microservice (release, from ${project#"$repo"/}) against kube-apiserver $(kubectl version -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])') (scripts/control-plane)"
+echo "== demo-microservice (release, from ${project#"$repo"/}${MANAGER_ARGS:+, $MANAGER_ARGS}) against kube-apiserver $(kubectl version -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])') (scripts/control-plane)"
 echo "1. $count DemoMicroServices, each of whose Deployments a webhook refuses, for $fault_seconds s"
 calls_before=$(cat "$work/webhook-calls") # the probes'
 fault_start=$(now)
@@ -239,7 +242,7 @@ else
   row "manager" "kept leading" "still running, Lease kept"
 fi
 # Its watches resume: Deployments deleted and DemoMicroServices created now are reconciled.
-victims=$(kubectl get deployments -o name | grep faults- | head -n "$recreate")
+victims=$(kubectl get deployments -o name | awk -v n="$recreate" '/faults-/ && taken++ < n')
 # shellcheck disable=SC2086 # one name per word
 kubectl delete --wait=false $victims >/dev/null
 python3 - "$KUBECONFIG" "$recreate" <<'EOF'

@@ -123,9 +123,11 @@ pub trait Reconciler: 'static {
     /// `make manifests` grants them to the manager in `config/rbac/role.yaml`.
     fn rbac_rules() -> Vec<PolicyRule>;
 
-    /// Adds what else triggers a reconcile, e.g. `controller.owns(...)` for the objects the
-    /// controller creates, or `controller.owns_stream(ctx.cache(...))` to also keep them in a
-    /// cache that `apply` reads with [`Context::cached`] (see [`Context::cache`]).
+    /// Adds what else triggers a reconcile, e.g. `controller.owns_stream(ctx.cache(...))` for
+    /// the objects the controller creates, which also keeps them in a cache that `apply` reads
+    /// with [`Context::cached`] (see [`Context::cache`]). Prefer it to kube's
+    /// `controller.owns(...)`: after a watch that was down lists again, only the first wakes
+    /// the owners of the objects deleted meanwhile.
     fn watches(
         controller: Controller<Self::Resource>,
         ctx: &Context,

@@ -36,6 +36,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
@@ -175,7 +176,8 @@ fn run_boxed<R: Reconciler>(
 ) -> BoxFuture<'static, Result<(), kube::Error>> {
     // A context of its own: the caches its `watches` makes are this controller's.
     let ctx = Arc::new(ctx.for_controller());
-    Box::pin(run::<R>(Driver::new(ctx), shutdown))
+    let driver = Driver::for_reconciler::<R>(ctx, &shutdown);
+    Box::pin(run::<R>(driver, shutdown))
 }
 
 /// Runs `R` with `driver` until `shutdown` is cancelled.
@@ -191,7 +193,8 @@ async fn run<R: Reconciler>(
         .modify(|obj: &mut R::Resource| obj.meta_mut().managed_fields = None)
         .reflect(writer)
         .applied_objects();
-    let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
+    // No limit in kube-runtime: the driver's workers are the limit (see `Driver::worker`).
+    let config = controller::Config::default();
     let controller = Controller::for_stream(objects, cache).with_config(config);
     let controller = R::watches(controller, ctx);
     info!(controller = R::NAME, "starting");
@@ -225,6 +228,11 @@ pub(crate) struct Driver {
     failures: Mutex<HashMap<String, Failures>>,
     /// The retries of all the controller's objects: [`RETRY_BURST`], [`RETRY_QPS`].
     retries: SharedBucket,
+    /// [`Reconciler::MAX_CONCURRENT_RECONCILES`] workers (none: no limit); see
+    /// [`worker`](Self::worker).
+    workers: Option<Semaphore>,
+    /// Cancelled when the controller stops: a reconcile still waiting for a worker gives up.
+    shutdown: CancellationToken,
 }
 
 /// The failures in a row of one object.
@@ -237,13 +245,50 @@ struct Failures {
 }
 
 impl Driver {
+    /// A driver without a limit of workers, never stopped (for tests).
+    #[cfg(test)]
     fn new(ctx: Arc<Context>) -> Arc<Self> {
+        Arc::new(Self::with(ctx, None, CancellationToken::new()))
+    }
+
+    /// The driver of `R`, with its workers, until `shutdown`.
+    fn for_reconciler<R: Reconciler>(ctx: Arc<Context>, shutdown: &CancellationToken) -> Arc<Self> {
+        let max = R::MAX_CONCURRENT_RECONCILES;
+        let workers = (max > 0).then(|| Semaphore::new(max.into()));
+        Arc::new(Self::with(ctx, workers, shutdown.clone()))
+    }
+
+    fn with(ctx: Arc<Context>, workers: Option<Semaphore>, shutdown: CancellationToken) -> Self {
         let retries = TokenBucket::new(RETRY_QPS, RETRY_BURST, tokio::time::Instant::now());
-        Arc::new(Self {
+        Self {
             ctx,
             failures: Mutex::default(),
             retries: Arc::new(Mutex::new(retries)),
-        })
+            workers,
+            shutdown,
+        }
+    }
+
+    /// Waits for a free worker (`Some(None)` without a limit); `None` if the controller stops
+    /// first.
+    ///
+    /// The limit is here, not kube-runtime's (`controller::Config::concurrency`): kube-runtime
+    /// keeps the objects that became due while its workers were busy in a set, and takes the
+    /// next one from it in no particular order, so that when many objects fail at once a few
+    /// of them, retried over and over, can starve the others. tokio's semaphore is fair:
+    /// reconciles get a worker in the order they became due, as from controller-runtime's
+    /// queue, and a retry waits behind every object that was due before it. (An object waiting
+    /// for a worker is being reconciled as far as kube-runtime knows: a change of it meanwhile
+    /// brings one more reconcile after this one.)
+    async fn worker(&self) -> Option<Option<SemaphorePermit<'_>>> {
+        let Some(workers) = &self.workers else {
+            return Some(None);
+        };
+        tokio::select! {
+            // Never closed.
+            permit = workers.acquire() => permit.ok().map(Some),
+            () = self.shutdown.cancelled() => None,
+        }
     }
 
     fn failures(&self) -> MutexGuard<'_, HashMap<String, Failures>> {
@@ -329,9 +374,13 @@ pub(crate) async fn reconcile<R: Reconciler>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
 ) -> Result<Action, Failure<R::Error>> {
+    let Some(_worker) = driver.worker().await else {
+        // The controller stops: this reconcile never started.
+        return Ok(Action::await_change());
+    };
     let started = Instant::now();
     let ctx = &driver.ctx;
-    let _worker = ctx.metrics.worker(R::NAME);
+    let _active = ctx.metrics.worker(R::NAME);
     let reconciled = async {
         // Before its first list, a cache would say that nothing exists.
         ctx.caches.synced(cache::SYNC_TIMEOUT).await?;
@@ -712,6 +761,33 @@ mod tests {
         assert_eq!(driver.retry_after(&first), 2 * FIRST_RETRY);
     }
 
+    /// A reconcile still waiting for a worker when the controller stops gives up, without a
+    /// request: the manager does not work through a queue of objects on its way out.
+    #[tokio::test]
+    async fn a_reconcile_waiting_for_a_worker_gives_up_when_the_controller_stops() {
+        let (ctx, mut server) = mock_context();
+        let shutdown = CancellationToken::new();
+        let driver = Driver::for_reconciler::<Test<SUCCEED>>(ctx, &shutdown);
+        let busy = driver.worker().await.expect("a worker");
+        let waiting = tokio::spawn(reconcile::<Test<SUCCEED>>(
+            Arc::new(widget(&[FINALIZER], false)),
+            driver.clone(),
+        ));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!waiting.is_finished(), "reconciled without a worker");
+        shutdown.cancel();
+        let result = within_timeout(waiting).await.expect("the reconcile's task");
+        assert_eq!(result.expect("no failure"), Action::await_change());
+        drop(busy);
+        let request = server.try_answer(Duration::from_millis(100), |_, _, _| (500, Value::Null));
+        assert!(request.await.is_none(), "a request was sent");
+        // Not counted as a reconcile either.
+        assert!(!metric(
+            &driver,
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 1"
+        ));
+    }
+
     /// One object at a time unless the reconciler says otherwise, as in controller-runtime.
     #[test]
     fn a_controller_reconciles_one_object_at_a_time_by_default() {
@@ -1022,6 +1098,82 @@ mod envtests {
         );
     }
 
+    /// Every reconcile of [`SlowlyFails`]: the object's name, in order.
+    static SLOW_RECONCILES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    /// A reconciler that takes its time, then fails, one object at a time.
+    struct SlowlyFails;
+
+    impl Reconciler for SlowlyFails {
+        type Resource = Flake;
+        type Error = Flaky;
+        const NAME: &'static str = "slow-flakes";
+        const FINALIZER: Option<&'static str> = None;
+        const MAX_CONCURRENT_RECONCILES: u16 = 1;
+
+        async fn apply(obj: Arc<Flake>, _ctx: Arc<Context>) -> Result<Action, Flaky> {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let mut all = SLOW_RECONCILES
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            all.push(obj.name_any());
+            Err(Flaky)
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            AlwaysFails::rbac_rules()
+        }
+    }
+
+    const SLOWLY_FAILS: Registration = register::<SlowlyFails>();
+
+    static SLOW_FLAKES: Operator = Operator::new("slow-flakes")
+        .controllers(&[SLOWLY_FAILS])
+        .crds(crds);
+
+    /// With one worker and many objects failing at once (an outage), an object is retried only
+    /// once every object that became due before its retry was reconciled: objects are taken in
+    /// the order they became due, as from controller-runtime's queue, and the retries of a few
+    /// never starve the others.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn failing_objects_take_turns() {
+        const COUNT: usize = 60;
+        let env = Environment::start(&SLOW_FLAKES).await;
+        let flakes: Api<Flake> = env.api();
+        step(format!("{COUNT} flakes, before the controller starts"));
+        for n in 0..COUNT {
+            env.apply(
+                &flakes,
+                &Flake::new(&format!("flake-{n:02}"), FlakeSpec { size: 1 }),
+            )
+            .await;
+        }
+        env.run(&SLOWLY_FAILS).await;
+        step("each is reconciled once (50 ms each) before any is retried (1 s after it failed)");
+        let reconciles = env
+            .wait_for("every flake's first reconcile", async || {
+                let all = SLOW_RECONCILES
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let seen: std::collections::HashSet<_> = all.iter().collect();
+                match seen.len() {
+                    COUNT => Ok(all.clone()),
+                    n => Err(format!("{n} flakes reconciled")),
+                }
+            })
+            .await;
+        let mut seen = std::collections::HashSet::new();
+        let retried = reconciles.iter().position(|name| !seen.insert(name));
+        assert!(
+            retried.is_none_or(|at| at >= COUNT),
+            "{:?} was retried as reconcile {} of {}: before every flake's first",
+            retried.map(|at| &reconciles[at]),
+            retried.unwrap_or_default() + 1,
+            reconciles.len(),
+        );
+    }
+
     /// The failure count of a failing object is dropped once the object is gone, so that the
     /// counts do not grow with every object that ever failed.
     #[tokio::test]
@@ -1031,8 +1183,8 @@ mod envtests {
         // Run as `env.run` runs it, but with a driver the test can look into (and as the
         // admin: what the manager may do is not what this test is about).
         let ctx = Context::new(env.client(), FLAKES.field_manager(), None);
-        let driver = Driver::new(Arc::new(ctx));
         let shutdown = CancellationToken::new();
+        let driver = Driver::for_reconciler::<AlwaysFails>(Arc::new(ctx), &shutdown);
         let _stop = shutdown.clone().drop_guard();
         tokio::spawn(run::<AlwaysFails>(driver.clone(), shutdown));
         let flakes: Api<Flake> = env.api();

@@ -13,6 +13,8 @@
     faults.py events KUBECONFIG               print the Events of the DemoMicroServices
     faults.py progress KUBECONFIG             print how many DemoMicroServices have a Deployment
                                               and how many have reconciled status
+    faults.py requests METRICS [BEFORE]       the manager's requests by method and code (JSON),
+                                              or, with BEFORE (that JSON), those since
 
 Standard library only; the API server is reached as bench/operator_load.py reaches it (its
 connect and request), with the kubeconfig scripts/control-plane writes.
@@ -143,6 +145,29 @@ def manager_requests(address):
     )
 
 
+def requests_by(address, before=None):
+    """The manager's requests by method and code, as JSON; with BEFORE (a file of that JSON),
+    the requests since, in one line."""
+    text = urllib.request.urlopen(f"http://{address}/metrics", timeout=5).read().decode()
+    counts = {}
+    for line in text.splitlines():
+        if line.startswith("rest_client_requests_total{"):
+            labels, value = line.rsplit(" ", 1)
+            fields = dict(
+                part.split("=", 1)
+                for part in labels[len("rest_client_requests_total{"):-1].split(",")
+            )
+            key = f"{fields['method'].strip(chr(34))} {fields['code'].strip(chr(34))}"
+            counts[key] = counts.get(key, 0) + float(value)
+    if before is None:
+        print(json.dumps(counts))
+        return
+    with open(before) as file:
+        first = json.load(file)
+    delta = {k: v - first.get(k, 0) for k, v in counts.items() if v - first.get(k, 0) > 0}
+    print(", ".join(f"{k} {v:.0f}" for k, v in sorted(delta.items())))
+
+
 def sample(kubeconfig, metrics, out):
     server = load.connect(kubeconfig)
     next_apiserver = 0.0
@@ -248,4 +273,5 @@ if __name__ == "__main__":
         "rates": rates,
         "events": events,
         "progress": progress,
+        "requests": requests_by,
     }[command](*arguments)

@@ -226,6 +226,7 @@ echo "3. kube-apiserver killed and started again under the manager"
 sleep 10 # the reconciles that follow the last status settle
 reconciles_before=$(metric controller_runtime_reconcile_total)
 requests_before=$(metric rest_client_requests_total)
+python3 "$repo/bench/faults.py" requests "127.0.0.1:$metrics_port" >"$work/requests-before"
 kill -USR1 "$control_plane"
 killed=$(now)
 while [ -e "$work/control-plane/ready" ]; do sleep 0.05; done
@@ -272,7 +273,8 @@ reconnected=$(now)
 row "reconciled again after" "$(seconds "$back" "$reconnected")" "from the API server's return: $recreate Deployments put back, $recreate new ones made"
 row "objects with their Deployment" "$deployments of $objects" "none lost"
 row "reconciles meanwhile" "$(($(metric controller_runtime_reconcile_total) - reconciles_before))" "the watches listed again: every object is reconciled"
-row "requests meanwhile" "$(($(metric rest_client_requests_total) - requests_before))" "the manager's, from the kill on"
+row "requests meanwhile" "$(($(metric rest_client_requests_total) - requests_before))" "the manager's, from the kill on:"
+echo "    $(python3 "$repo/bench/faults.py" requests "127.0.0.1:$metrics_port" "$work/requests-before")"
 
 echo "4. SIGTERM"
 kill -TERM "$manager"

@@ -41,8 +41,11 @@ SHELL_SCRIPTS := .ci/run $(wildcard scripts/*) $(wildcard bench/*.sh)
 lint: tools ## rustfmt, clippy and shellcheck, as CI runs them
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
-	# The runtime as a generated project's manager builds it: without the testing feature.
-	cargo clippy --locked -p rbuilder-runtime -- -D warnings
+	# The runtime as a generated project's manager builds it: without its build-time tools and
+	# test harnesses (the features manifests and testing).
+	cargo clippy --locked -p rbuilder-runtime --no-default-features -- -D warnings
+	# The runtime's documentation (cargo doc in a project) without broken links.
+	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p rbuilder-runtime --no-deps --all-features
 	shellcheck $(SHELL_SCRIPTS)
 
 bench: ## Print scaffolding times (needs hyperfine)

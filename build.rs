@@ -6,10 +6,11 @@
 use std::fs;
 
 fn main() {
+    // The runtime through embedded/, its links, which the packaged crate holds as files.
     println!("cargo:rerun-if-changed=templates");
-    println!("cargo:rerun-if-changed=runtime/src");
-    println!("cargo:rerun-if-changed=runtime/Cargo.toml");
-    let manifest = match fs::read_to_string("runtime/Cargo.toml") {
+    println!("cargo:rerun-if-changed=embedded/runtime-src");
+    println!("cargo:rerun-if-changed=embedded/runtime-Cargo.toml");
+    let manifest = match fs::read_to_string("embedded/runtime-Cargo.toml") {
         Ok(manifest) => manifest,
         Err(error) => panic!("cannot read runtime/Cargo.toml: {error}"),
     };

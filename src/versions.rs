@@ -56,7 +56,7 @@ mod tests {
     /// The runtime written into a project carries the version of the rbuilder that wrote it.
     #[test]
     fn the_runtime_is_versioned_with_rbuilder() {
-        let manifest = include_str!("../runtime/Cargo.toml");
+        let manifest = include_str!("../embedded/runtime-Cargo.toml");
         let version = format!("\nversion = \"{}\"\n", env!("CARGO_PKG_VERSION"));
         assert!(
             manifest.contains(&version),

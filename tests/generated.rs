@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{project_dir, project_files, rbuilder, repo, snapshot, variants};
+use common::{project_dir, project_files, rbuilder, repo, share_runtime_build, snapshot, variants};
 use serde_json::Value;
 
 /// The shared target folder for every generated project's build.
@@ -82,9 +82,10 @@ fn yaml_documents(text: &str) -> Vec<Value> {
 
 /// Everything a user of the generated project would check, without a cluster.
 fn check_project(dir: &Path) {
-    // One tree at a time: every tree builds its own copy of the runtime crate into the shared
-    // target folder under the same file name, so a tree building while another runs its doc
-    // tests replaces the rlib those link against ("extern location ... does not exist").
+    // One tree at a time: the trees share one build of the runtime crate in the shared target
+    // folder (see write_runtime), and a tree whose runtime differs (one patched by a test)
+    // rebuilds it under the same file name, which would replace the rlib that another tree's
+    // doc tests link against ("extern location ... does not exist").
     static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = SERIAL
         .lock()
@@ -104,7 +105,14 @@ fn check_project(dir: &Path) {
         ],
     );
     run(dir, "cargo", &["fmt", "--check"]);
-    run(dir, "cargo", &["build", "--locked"]);
+    // As `make build` builds (DEV_FEATURES): the build that `make manifests` and the
+    // `manifests --check` below reuse. What the image builds is checked once, on the example.
+    run(
+        dir,
+        "cargo",
+        &["build", "--locked", "--features", "manifests"],
+    );
+    check_manager_holds_no_build_time_tools(dir);
     // The unit tests, and the integration tests against kube-apiserver and etcd (envtest), as
     // the project's user runs them.
     run(dir, "make", &["test"]);
@@ -115,6 +123,7 @@ fn check_project(dir: &Path) {
             "clippy",
             "--locked",
             "--all-targets",
+            "--all-features",
             "--",
             "-D",
             "warnings",
@@ -127,7 +136,16 @@ fn check_project(dir: &Path) {
     run(
         dir,
         "cargo",
-        &["run", "--locked", "--bin", "manifests", "--", "--check"],
+        &[
+            "run",
+            "--locked",
+            "--features",
+            "manifests",
+            "--bin",
+            "manifests",
+            "--",
+            "--check",
+        ],
     );
     let before = snapshot(&dir.join("config"));
     run(dir, "make", &["manifests"]);
@@ -156,8 +174,39 @@ fn check_project(dir: &Path) {
     }
 }
 
-/// The manager, started with no cluster reachable, says so in one line and exits non-zero;
-/// `--help` lists its flags.
+/// The manager, as the image builds it (`cargo build`, no features), gets the runtime without
+/// its build-time tools (the manifests and Helm chart generators, feature `manifests`) and test
+/// harnesses (feature `testing`, for the tests only).
+fn check_manager_holds_no_build_time_tools(dir: &Path) {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("folder name");
+    // The features of the runtime in the build of the manager: without the dev-dependencies.
+    let args = [
+        "tree",
+        "--locked",
+        "--edges",
+        "normal,features",
+        "--invert",
+        "rbuilder-runtime",
+    ];
+    let tree = run(dir, "cargo", &args);
+    for feature in ["manifests", "testing"] {
+        let quoted = format!("rbuilder-runtime feature \"{feature}\"");
+        assert!(
+            !tree.contains(&quoted),
+            "{name}'s manager builds the runtime with {feature}:\n{tree}"
+        );
+    }
+    assert!(
+        tree.contains("rbuilder-runtime"),
+        "cargo tree shows no runtime:\n{tree}"
+    );
+}
+
+/// The manager, started with no cluster reachable by `cargo run`, says so in one line and
+/// exits non-zero; `--help` lists its flags.
 fn check_manager_without_a_cluster(dir: &Path) {
     let name = dir
         .file_name()
@@ -182,7 +231,15 @@ fn check_manager_without_a_cluster(dir: &Path) {
     ] {
         assert!(help.contains(flag), "{name} --help lacks {flag}:\n{help}");
     }
-    let out = Command::new(&manager)
+    // Started as a user starts it, `cargo run` (the package's default-run), which must not
+    // have to be told which of the two binaries to run: with the `manifests` feature, as `make
+    // run` builds it (DEV_FEATURES), both are there.
+    let out = Command::new("cargo")
+        .args(["run", "--quiet", "--locked", "--features", "manifests"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("KUBECONFIG", dir.join("no-such-kubeconfig"))
         .env_remove("KUBERNETES_SERVICE_HOST")
         .output()
@@ -381,6 +438,16 @@ fn copy_of(name: &str) -> (tempfile::TempDir, PathBuf) {
         std::fs::create_dir_all(target.parent().expect("a parent")).expect("create folder");
         std::fs::write(target, bytes).expect("write a file");
     }
+    // The tree holds no copy of the runtime unless it is the example: the runtime as the
+    // tree's commands write it, with times that let every tree reuse one build of it.
+    if !variant.holds_runtime() {
+        for (path, bytes) in variant.scaffolded_runtime() {
+            let target = dir.join(path);
+            std::fs::create_dir_all(target.parent().expect("a parent")).expect("create folder");
+            std::fs::write(target, bytes).expect("write a runtime file");
+        }
+    }
+    share_runtime_build(&dir);
     // One resolution for every tree, so that `--locked` builds compile the same crates: the
     // example's, completed by cargo where a tree needs more.
     std::fs::copy(
@@ -511,6 +578,12 @@ fn check_lint_fix(dir: &Path) {
 fn demo_microservice() {
     let example = repo().join("examples/demo-microservice");
     check_project(&example);
+    // The manager as the image builds it (Dockerfile): without the `manifests` feature.
+    run(
+        &example,
+        "cargo",
+        &["build", "--locked", "--bin", "demo-microservice"],
+    );
     check_runtime(&example);
 }
 
@@ -798,7 +871,7 @@ fn check_helm_chart(dir: &Path, project: &str) {
     );
     bash(
         dir,
-        "kubectl kustomize config/default | cargo run --quiet --bin manifests -- helm --check",
+        "kubectl kustomize config/default | cargo run --quiet --features manifests --bin manifests -- helm --check",
     );
     // A template that config/ no longer makes is deleted; the user's own templates stay.
     let templates = dir.join("dist/chart/templates");

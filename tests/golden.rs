@@ -2,15 +2,22 @@
 //! commands make today, and its Rust code is as `cargo fmt` leaves it. Fast and offline: no
 //! generated project is built here (`tests/generated.rs` does that).
 //!
+//! The runtime (`runtime/`) that rbuilder writes into every project is checked against the
+//! workspace's crate instead of a copy in each tree: only the example keeps one.
+//!
 //! `RBUILDER_GOLDEN=overwrite` rewrites the trees instead of comparing them; that is what
 //! `testdata/regenerate.sh` does.
 
 mod common;
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Variant, project_dir, project_files, rbuilder, repo, two_at_a_time, variants};
+use common::{
+    Variant, is_runtime_file, project_dir, project_files, rbuilder, repo, runtime_files,
+    two_at_a_time, variants,
+};
 
 /// Scaffolds `variant` in a temporary folder and compares it with its golden tree; returns
 /// what differs, one line per file. With `overwrite`, rewrites the golden tree instead (its
@@ -18,7 +25,12 @@ use common::{Variant, project_dir, project_files, rbuilder, repo, two_at_a_time,
 fn compare(variant: &Variant, overwrite: bool) -> Vec<String> {
     let (_tmp, dir) = project_dir(variant.name());
     variant.scaffold(&dir);
-    let fresh = project_files(&dir);
+    let mut fresh = project_files(&dir);
+    let mut differences = Vec::new();
+    if !variant.holds_runtime() {
+        differences = runtime_differences(variant, &fresh);
+        fresh.retain(|path, _| !is_runtime_file(path));
+    }
     let golden_dir = repo().join(&variant.path);
     // A variant new to variants.txt has no tree yet: every file is then a difference.
     let golden = if golden_dir.is_dir() {
@@ -38,9 +50,8 @@ fn compare(variant: &Variant, overwrite: bool) -> Vec<String> {
         if golden_dir.is_dir() {
             remove_empty_folders(&golden_dir);
         }
-        return Vec::new();
+        return differences;
     }
-    let mut differences = Vec::new();
     for (path, bytes) in &fresh {
         let shown = format!("{}/{}", variant.path, path.display());
         match golden.get(path) {
@@ -54,6 +65,48 @@ fn compare(variant: &Variant, overwrite: bool) -> Vec<String> {
     for path in golden.keys().filter(|path| !fresh.contains_key(*path)) {
         differences.push(format!(
             "{}/{}: rbuilder no longer writes it",
+            variant.path,
+            path.display()
+        ));
+    }
+    differences
+}
+
+/// What differs between the runtime that `variant`'s commands wrote (in `fresh`) and the
+/// workspace's `runtime/`, which rbuilder embeds: each file must be the workspace's under a
+/// header of comments (the license, the ownership stamp), and no other file may be written
+/// there. Fails on a stale embedding, or one that writes the runtime in part or elsewhere.
+fn runtime_differences(variant: &Variant, fresh: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<String> {
+    let expected = runtime_files();
+    let mut differences = Vec::new();
+    for (path, source) in &expected {
+        let shown = format!("{}/{}", variant.path, path.display());
+        let workspace = std::fs::read(source).expect("a runtime file");
+        let Some(written) = fresh.get(path) else {
+            differences.push(format!("{shown}: rbuilder does not write it"));
+            continue;
+        };
+        let header = written
+            .strip_suffix(workspace.as_slice())
+            .map(String::from_utf8_lossy);
+        let only_comments = |header: &str| {
+            header
+                .lines()
+                .all(|line| line.is_empty() || line.starts_with("//") || line.starts_with('#'))
+        };
+        if !header.is_some_and(|header| only_comments(&header)) {
+            differences.push(format!(
+                "{shown} is not the workspace's {} under a header of comments",
+                source.strip_prefix(repo()).unwrap_or(source).display(),
+            ));
+        }
+    }
+    let extra = fresh
+        .keys()
+        .filter(|path| is_runtime_file(path) && !expected.contains_key(*path));
+    for path in extra {
+        differences.push(format!(
+            "{}/{}: rbuilder writes it into the runtime, the workspace's runtime lacks it",
             variant.path,
             path.display()
         ));
@@ -161,8 +214,12 @@ fn alpha_generate_replays_every_golden_tree() {
         ]
         .concat();
         rbuilder(tmp.path(), &args).success();
+        let mut output_files = project_files(&output);
+        if !variant.holds_runtime() {
+            output_files.retain(|path, _| !is_runtime_file(path));
+        }
         assert!(
-            project_files(&input) == project_files(&output),
+            project_files(&input) == output_files,
             "alpha generate does not reproduce {}",
             variant.path
         );

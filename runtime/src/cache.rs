@@ -13,10 +13,8 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-
-use std::sync::Arc;
 
 use futures::future::{self, BoxFuture};
 use futures::stream::{self, Stream};
@@ -55,12 +53,16 @@ impl Caches {
         K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
     {
         let reader = store.clone();
-        let synced = move || {
-            let reader = reader.clone();
-            // An error means the watch was dropped (the controller is stopping): nothing to
-            // wait for any more.
-            async move { reader.wait_until_ready().await.unwrap_or(()) }.boxed()
-        };
+        // One wait, shared by every reconcile that waits: kube-runtime's
+        // `Store::wait_until_ready` wakes only the last of several futures waiting at once (its
+        // one-shot channel keeps one waker), so the others slept until their timeout, 2 minutes
+        // (every object but one after a restart). A shared future wakes them all.
+        // An error means the watch was dropped (the controller is stopping): nothing to wait
+        // for any more.
+        let ready = async move { reader.wait_until_ready().await.unwrap_or(()) }
+            .boxed()
+            .shared();
+        let synced = move || ready.clone().boxed();
         let cache = Cache {
             store: Box::new(store),
             synced: Box::new(synced),
@@ -144,7 +146,8 @@ where
     })
 }
 
-/// A cache still without its first list after [`SYNC_TIMEOUT`].
+/// A cache still without its first list after the cache sync timeout (2 minutes, as
+/// controller-runtime's `CacheSyncTimeout`).
 #[derive(Debug, thiserror::Error)]
 #[error("the controller's caches have not synced in {0:?}: see the log for the watch's error")]
 pub struct NotSynced(Duration);
@@ -156,6 +159,7 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
     use kube::Api;
     use kube::runtime::reflector::{self, ObjectRef};
+    use kube::runtime::watcher;
     use serde_json::json;
 
     use super::*;
@@ -190,6 +194,28 @@ mod tests {
         let (ctx, _server) = mock_context();
         ctx.cache_of([deployment("a")]);
         assert!(ctx.for_controller().cached::<Deployment>().is_none());
+    }
+
+    /// However many reconciles wait for a cache's first list at once (after a restart, one per
+    /// object), each goes on as soon as it is there, not after [`SYNC_TIMEOUT`].
+    #[tokio::test]
+    async fn every_reconcile_waiting_for_the_first_list_goes_on_once_it_is_there() {
+        let (ctx, _server) = mock_context();
+        let (store, mut writer) = reflector::store::<Deployment>();
+        ctx.caches.insert(store);
+        let waiting: Vec<_> = (0..3)
+            .map(|_| {
+                let ctx = ctx.clone();
+                tokio::spawn(async move { ctx.caches.synced(SYNC_TIMEOUT).await })
+            })
+            .collect();
+        // Each of them waits before the list comes.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        writer.apply_watcher_event(&watcher::Event::InitDone);
+        for wait in waiting {
+            let synced = within_timeout(wait).await.expect("the waiting task");
+            synced.expect("synced once the first list is there");
+        }
     }
 
     /// Until its first list, a cache would say that nothing exists: reconciles wait for it, and
@@ -323,6 +349,7 @@ mod envtests {
     use crate::controller::{Action, Controller};
     use crate::envtest::webhooks::install_crds;
     use crate::envtest::{ControlPlane, NAMESPACE, step};
+    use crate::owned::{ControllerExt, MANAGED_BY};
     use crate::{Context, Operator, Reconciler, Registration, register};
 
     /// A kind that owns ConfigMaps.
@@ -337,8 +364,8 @@ mod envtests {
     /// When each Holder was reconciled, by name.
     static RECONCILED: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
 
-    /// The client through which [`Holders`] watch their ConfigMaps.
-    static CHILDREN_CLIENT: OnceLock<Client> = OnceLock::new();
+    /// The clients through which [`Holders`] watch their ConfigMaps, by `OWNED`.
+    static CHILDREN_CLIENTS: [OnceLock<Client>; 2] = [OnceLock::new(), OnceLock::new()];
 
     /// How many times `name` was reconciled after `since`.
     fn reconciles_since(name: &str, since: Instant) -> usize {
@@ -348,9 +375,11 @@ mod envtests {
             .count()
     }
 
-    struct Holders;
+    /// Holders that watch their ConfigMaps with `watch_owned` if `OWNED`, else with
+    /// `owns_stream(ctx.cache(...))`.
+    struct Holders<const OWNED: bool>;
 
-    impl Reconciler for Holders {
+    impl<const OWNED: bool> Reconciler for Holders<OWNED> {
         type Resource = Holder;
         type Error = kube::Error;
         const NAME: &'static str = "holders";
@@ -368,22 +397,27 @@ mod envtests {
         }
 
         fn watches(controller: Controller<Holder>, ctx: &Context) -> Controller<Holder> {
-            let client = CHILDREN_CLIENT
+            let client = CHILDREN_CLIENTS[usize::from(OWNED)]
                 .get()
                 .expect("the children's client")
                 .clone();
-            let children: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
-            controller.owns_stream(ctx.cache(children, watcher::Config::default()))
+            if OWNED {
+                // The controller's own context (its caches) but for the client.
+                let mut through_proxy = ctx.clone();
+                through_proxy.client = client;
+                controller.watch_owned::<ConfigMap>(&through_proxy)
+            } else {
+                let children: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
+                controller.owns_stream(ctx.cache(children, watcher::Config::default()))
+            }
         }
     }
-
-    const HOLDERS: Registration = register::<Holders>();
 
     fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
         Ok(vec![Holder::crd()])
     }
 
-    static OPERATOR: Operator = Operator::new("holders").controllers(&[HOLDERS]).crds(crds);
+    static OPERATOR: Operator = Operator::new("holders").crds(crds);
 
     /// A TCP proxy to `upstream` that can be cut: its connections dropped, new ones refused.
     struct Proxy {
@@ -438,6 +472,21 @@ mod envtests {
     #[tokio::test]
     #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
     async fn a_child_deleted_while_its_watch_was_down_wakes_its_owner() {
+        child_deleted_while_its_watch_was_down::<false>("holder").await;
+    }
+
+    /// The same through [`ControllerExt::watch_owned`](crate::owned::ControllerExt), whose
+    /// children carry the operator's label.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_child_deleted_while_watch_owned_was_down_wakes_its_owner() {
+        child_deleted_while_its_watch_was_down::<true>("owner").await;
+    }
+
+    /// A Holder `name` owns a ConfigMap, watched by [`Holders<OWNED>`] through a proxy; the
+    /// ConfigMap is deleted while the proxy is cut and etcd compacted; once healed the Holder
+    /// must be reconciled.
+    async fn child_deleted_while_its_watch_was_down<const OWNED: bool>(name: &str) {
         // Watches read etcd: its compaction expires a resourceVersion (with the watch cache,
         // only the API server's restart does, which makes every watch list again).
         crate::envtest::init_logging();
@@ -460,13 +509,14 @@ mod envtests {
         let mut config = config.expect("a configuration");
         config.cluster_url = format!("https://{}", proxy.address).parse().expect("a URL");
         let children_client = Client::try_from(config).expect("a client");
-        CHILDREN_CLIENT
+        CHILDREN_CLIENTS[usize::from(OWNED)]
             .set(children_client)
             .unwrap_or_else(|_| panic!("one test sets it"));
         let ctx = Context::new(client.clone(), OPERATOR.field_manager(), None);
         let shutdown = CancellationToken::new();
         let _stop = shutdown.clone().drop_guard();
-        tokio::spawn((HOLDERS.run)(Arc::new(ctx), shutdown));
+        let holders: Registration = register::<Holders<OWNED>>();
+        tokio::spawn((holders.run)(Arc::new(ctx), shutdown));
 
         let wait = async |what: &str, probe: &dyn Fn() -> bool| {
             let deadline = Instant::now() + std::time::Duration::from_secs(60);
@@ -480,26 +530,32 @@ mod envtests {
         step("a Holder owns a ConfigMap");
         let start = Instant::now();
         let holders: Api<Holder> = Api::namespaced(client.clone(), NAMESPACE);
-        let holder = Holder::new("holder", HolderSpec { size: 1 });
+        let holder = Holder::new(name, HolderSpec { size: 1 });
         let holder = holders.create(&PostParams::default(), &holder).await;
         let holder = holder.expect("the Holder is created");
         let mut child = ConfigMap::default();
-        child.metadata.name = Some("holder-child".into());
+        let child_name = format!("{name}-child");
+        child.metadata.name = Some(child_name.clone());
+        if OWNED {
+            // What `Context::owned` labels its objects with, and `watch_owned` watches.
+            let label = (MANAGED_BY.to_owned(), OPERATOR.field_manager());
+            child.metadata.labels = Some([label].into());
+        }
         child.metadata.owner_references = holder.controller_owner_ref(&()).map(|r| vec![r]);
         let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
         let created = configmaps.create(&PostParams::default(), &child).await;
         created.expect("the ConfigMap is created");
         let created = Instant::now();
         wait("the reconcile the ConfigMap's creation brings", &|| {
-            reconciles_since("holder", created) >= 1
+            reconciles_since(name, created) >= 1
         })
         .await;
-        assert!(reconciles_since("holder", start) >= 1);
+        assert!(reconciles_since(name, start) >= 1);
 
         step("cut the ConfigMaps' watch; delete the ConfigMap; compact etcd");
         proxy.cut();
         let deleted = configmaps
-            .delete("holder-child", &DeleteParams::default())
+            .delete(&child_name, &DeleteParams::default())
             .await;
         deleted.expect("the ConfigMap is deleted");
         let deleted = Instant::now();
@@ -516,7 +572,7 @@ mod envtests {
         proxy.heal();
         wait(
             "the Holder's reconcile after its ConfigMap's deletion",
-            &|| reconciles_since("holder", deleted) >= 1,
+            &|| reconciles_since(name, deleted) >= 1,
         )
         .await;
     }

@@ -8,26 +8,31 @@
 //! - [`controller`]: the [`Reconciler`] trait a controller implements, and the driver that runs
 //!   it (finalizer, metrics, failure Events, retries with a backoff).
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
+//! - [`owned`]: the objects a controller owns (a Deployment per custom resource):
+//!   [`Context::owned`] applies them, adopts orphans, refuses others' objects, deletes them.
 //! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs;
 //!   [`role`]: how rules merge and which role a scope needs, as plain data (rbuilder compiles
 //!   that file too, to write the same role when it scaffolds); [`admission`]: the webhook
 //!   configurations by the operator's scope, as plain data too.
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
-//! - [`manifests`]: the `manifests` binary, which writes the CRDs and the role from the code.
-//! - [`helm`]: `manifests helm` (`make helm`), the Helm chart's templates made from what
-//!   `config/default` renders.
-//! - `testing`, `envtest` and `e2e` (feature `testing`): a mocked API server for unit tests, a
-//!   real API server for integration tests, and the harness of the end-to-end tests.
+//! - `manifests` and `helm` (feature `manifests`): the `manifests` binary, which writes the
+//!   CRDs, the role and the webhook configurations from the code, and `manifests helm` (`make
+//!   helm`), the Helm chart's templates made from what `config/default` renders. Build-time
+//!   tools: the manager builds without them.
+//! - `testing`, `envtest` and `e2e` (feature `testing`, for the project's dev-dependencies): a
+//!   mocked API server for unit tests, a real API server for integration tests, and the harness
+//!   of the end-to-end tests.
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
 pub mod admission;
 pub mod applied;
-pub mod cache;
+mod cache;
 #[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;
+mod client_timeout;
 pub mod conditions;
 pub mod context;
 pub mod controller;
@@ -39,12 +44,15 @@ pub mod e2e;
 pub mod envtest;
 mod errors;
 mod events;
+#[cfg(feature = "manifests")]
 pub mod helm;
 mod leader_election;
 pub mod manager;
+#[cfg(any(feature = "manifests", feature = "testing"))]
 pub mod manifests;
 mod metrics;
 mod metrics_auth;
+pub mod owned;
 mod process_metrics;
 mod rate_limit;
 pub mod rbac;
@@ -53,7 +61,7 @@ mod runnable;
 mod serve;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod tls;
+mod tls;
 pub mod webhook;
 
 pub use context::Context;

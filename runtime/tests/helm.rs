@@ -5,6 +5,9 @@
 //! change of the conversion; review the diff. The trees' `rendered.yaml` is `kubectl kustomize
 //! config/default` of the tree.
 
+// The conversion is a build-time tool of the feature `manifests`.
+#![cfg(feature = "manifests")]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

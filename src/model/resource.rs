@@ -55,7 +55,8 @@ impl Flavor {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeployImage {
     pub image: String,
-    /// Another tag of the image, which the e2e test changes `spec.image` to.
+    /// The image by another name, which the e2e test changes `spec.image` to
+    /// (`ImageReference::renamed_for_e2e`).
     pub updated_image: String,
     pub port: Option<u16>,
     pub command: Vec<String>,
@@ -75,7 +76,7 @@ impl DeployImage {
         };
         Ok(Self {
             image: options.image.clone(),
-            updated_image: reference.with_another_tag(),
+            updated_image: reference.renamed_for_e2e(),
             port: options.container_port,
             command,
             run_as_user: options.run_as_user,
@@ -354,7 +355,7 @@ mod tests {
             panic!("{:?}", r.flavor)
         };
         assert_eq!(d.command, ["memcached", "-m=64", "-v"]);
-        assert_eq!(d.updated_image, "memcached:latest");
+        assert_eq!(d.updated_image, "docker.io/library/memcached:1.6");
         assert_eq!(Resource::templates_of(&record), "deploy_image");
 
         let mut broken = record.clone();

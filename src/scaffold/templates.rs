@@ -1,7 +1,10 @@
 //! The templates: files under `templates/`, embedded in the binary so rbuilder needs nothing
 //! from disk at run time. A `.tera` file is rendered with Tera; any other file is copied as it
 //! is. The operator runtime, a crate of rbuilder's workspace (`runtime/`), is embedded too, as
-//! if it were under `templates/owned/runtime/`: every project gets its files byte for byte.
+//! if it were under `templates/owned/runtime/`: every project gets its files byte for byte. It
+//! is read through `embedded/`, links to `runtime/src` and `runtime/Cargo.toml`: cargo leaves
+//! a folder with a Cargo.toml of its own (another crate) out of rbuilder's package, the links'
+//! targets go in (see Cargo.toml), so the packaged rbuilder embeds the runtime too.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -15,8 +18,8 @@ use crate::model::with_article;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The runtime's manifest and sources; not its own tests (runtime/tests), which run here only.
-static RUNTIME_SOURCES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/runtime/src");
-static RUNTIME_MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
+static RUNTIME_SOURCES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-src");
+static RUNTIME_MANIFEST: &str = include_str!("../../embedded/runtime-Cargo.toml");
 
 /// Where the runtime's files are found among the templates.
 const RUNTIME_PREFIX: &str = "owned/runtime/";

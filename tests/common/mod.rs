@@ -163,6 +163,22 @@ impl Variant {
         self.path.rsplit('/').next().unwrap_or(&self.path)
     }
 
+    /// Whether the tree keeps its copy of the runtime: only the example does, as a project a
+    /// user can browse whole. The others are compared without it (see [`runtime_files`]).
+    pub fn holds_runtime(&self) -> bool {
+        self.path.starts_with("examples/")
+    }
+
+    /// The runtime's files as the variant's commands write them, by path: scaffolded afresh
+    /// in a temporary folder (milliseconds), for a golden tree that holds no copy of them.
+    pub fn scaffolded_runtime(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let (_tmp, dir) = project_dir(self.name());
+        self.scaffold(&dir);
+        let mut files = project_files(&dir);
+        files.retain(|path, _| is_runtime_file(path));
+        files
+    }
+
     /// Runs the variant's commands in `dir`, a new folder named [`Self::name`].
     pub fn scaffold(&self, dir: &Path) {
         for line in &self.commands {
@@ -209,6 +225,50 @@ pub fn project_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .filter(|(path, _)| !path.starts_with("target") && path != Path::new("Cargo.lock"))
         .filter_map(|(path, contents)| contents.map(|bytes| (path, bytes)))
         .collect()
+}
+
+/// Whether `path`, in a project, is one of the runtime's files (`runtime/...`).
+pub fn is_runtime_file(path: &Path) -> bool {
+    path.starts_with("runtime")
+}
+
+/// The workspace's runtime files, by their path in a project: `runtime/Cargo.toml` and
+/// `runtime/src/...`, each of which rbuilder writes into every project byte for byte, under a
+/// header of comments (the project's license, rbuilder's ownership stamp). Golden trees other
+/// than the example hold no copy of them (one copy of the runtime in the repository: a change to
+/// it is one diff); tests that build a tree write in what a fresh scaffold writes.
+pub fn runtime_files() -> BTreeMap<PathBuf, PathBuf> {
+    let runtime = repo().join("runtime");
+    let mut files: BTreeMap<PathBuf, PathBuf> = snapshot(&runtime.join("src"))
+        .into_iter()
+        .filter(|(_, contents)| contents.is_some())
+        .map(|(path, _)| {
+            let source = runtime.join("src").join(&path);
+            (Path::new("runtime/src").join(path), source)
+        })
+        .collect();
+    files.insert("runtime/Cargo.toml".into(), runtime.join("Cargo.toml"));
+    files
+}
+
+/// Gives each runtime file of the project at `dir` the modification time of the workspace's
+/// file it was written from. Cargo names a path dependency's build by its name, version and
+/// path inside the project (`runtime/`, the same in every tree), and takes that build for up to
+/// date when the sources are older than it: so every tree built into one target folder reuses
+/// the runtime compiled for the first, instead of compiling it again (the trees' copies differ
+/// only in their header comments). A change to the runtime is newer than its last build and
+/// rebuilds it, once.
+pub fn share_runtime_build(dir: &Path) {
+    for (path, source) in runtime_files() {
+        let modified = std::fs::metadata(&source)
+            .and_then(|meta| meta.modified())
+            .expect("the runtime file's time");
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join(&path))
+            .and_then(|file| file.set_modified(modified))
+            .unwrap_or_else(|e| panic!("cannot set the time of {}: {e}", path.display()));
+    }
 }
 
 /// The lines of the `heading` section (`Options:`, `Commands:`) of `rbuilder <command> --help`,

@@ -11,10 +11,12 @@
 //! the folder. Each test starts an environment of its own (about 3 s), so tests never see each
 //! other's objects.
 //!
-//! The binaries are found as envtest finds them: in the folder `KUBEBUILDER_ASSETS` names
-//! (`make test` sets it, after `make setup-envtest` downloads them into `bin/`), each
-//! overridable with `TEST_ASSET_ETCD` and `TEST_ASSET_KUBE_APISERVER`, else in
-//! `/usr/local/kubebuilder/bin`. Without them a test fails and says how to get them.
+//! The binaries are found as envtest finds them for a kubebuilder project: in the folder
+//! `KUBEBUILDER_ASSETS` names, each overridable with `TEST_ASSET_ETCD` and
+//! `TEST_ASSET_KUBE_APISERVER`; else in the project's `bin/k8s/<version>-<os>-<arch>`, where
+//! `make setup-envtest` downloads them (the newest release there), so that a plain `cargo test`
+//! finds them; else in `/usr/local/kubebuilder/bin`. Without them a test fails and says how to
+//! get them.
 //!
 //! As with envtest, there is no kube-controller-manager, scheduler or kubelet: nothing deletes
 //! namespaces or garbage-collects owned objects, Deployments get no ReplicaSets, and no Pod
@@ -40,7 +42,10 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
+pub use crate::checks::{
+    ReplicaSetState, fetch, gone, has_condition, images, is_controlled_by, is_ready, is_rolled_out,
+    replica_sets,
+};
 pub use control_plane::ControlPlane;
 
 use crate::checks;
@@ -213,8 +218,8 @@ impl Environment {
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        // As the manager makes it, with its default rate limit; counted as the manager counts
-        // its requests, for `writes`.
+        // As the manager makes the controllers' client, with its default rate limit; counted
+        // as the manager counts its requests, for `writes`.
         let limit = ClientRateLimitLayer::new(KUBE_API_QPS, KUBE_API_BURST);
         let client = controllers_client(config, &self.metrics, limit)
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));

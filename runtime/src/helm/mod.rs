@@ -1,7 +1,7 @@
 //! The Helm chart's templates, made from what `config/default` renders: `make helm` runs
-//! `kubectl kustomize config/default | cargo run --bin manifests -- helm`, and this module turns
-//! each rendered object into a template of `dist/chart/templates/`, laid out as kubebuilder's
-//! `helm/v2-alpha` plugin lays out its chart.
+//! `kubectl kustomize config/default | cargo run --features manifests --bin manifests -- helm`,
+//! and this module turns each rendered object into a template of `dist/chart/templates/`, laid
+//! out as kubebuilder's `helm/v2-alpha` plugin lays out its chart.
 //!
 //! What becomes a template expression, and why:
 //!
@@ -19,7 +19,7 @@
 //! chart with the next `make helm`. The chart's own files (`Chart.yaml`, `values.yaml`,
 //! `_helpers.tpl`, `NOTES.txt`, `.helmignore`) are the user's: `rbuilder edit --plugins
 //! helm/v2-alpha` writes them once, and this module never touches them. It reads `values.yaml`
-//! only to point out where it no longer matches `config/` (see [`drift`]).
+//! only to point out where it no longer matches `config/` (see its module `drift`).
 
 mod convert;
 mod drift;
@@ -106,7 +106,7 @@ fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode
     if rendered.trim().is_empty() {
         bail!(
             "nothing on stdin: pipe the rendered manifests in, as `make helm` does \
-             (kubectl kustomize config/default | cargo run --bin manifests -- helm)"
+             (kubectl kustomize config/default | cargo run --features manifests --bin manifests -- helm)"
         );
     }
     let settings = Settings {

@@ -37,16 +37,21 @@ impl Validator for SiteWebhook {
 #[cfg(test)]
 mod tests {
     use rbuilder_runtime::testing::admission_review;
+    use serde_json::json;
 
     use super::*;
-    use crate::api::web_apps::v1beta1::SiteSpec;
 
     /// A Site as a user would apply it.
     fn sample() -> Site {
-        let spec = SiteSpec { foo: None };
-        let mut obj = Site::new("sample", spec);
-        obj.metadata.namespace = Some("default".into());
-        obj
+        // From JSON, as the API server sends it, so that a field you add to the spec does not
+        // break this test (give it a value here if it is required).
+        let obj = json!({
+            "apiVersion": "web-apps.example.com/v1beta1",
+            "kind": "Site",
+            "metadata": {"name": "sample", "namespace": "default"},
+            "spec": {},
+        });
+        serde_json::from_value(obj).expect("a valid object")
     }
 
     #[test]

@@ -66,21 +66,21 @@ fn check_image(image: &str) -> Result<(), Denied> {
 #[cfg(test)]
 mod tests {
     use rbuilder_runtime::testing::admission_review;
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::v1alpha1::MemcachedSpec;
 
     /// A Memcached as a user would apply it.
     fn sample(image: &str) -> Memcached {
-        let spec = MemcachedSpec {
-            image: image.into(),
-            replicas: None,
-            port: None,
-        };
-        let mut obj = Memcached::new("sample", spec);
-        obj.metadata.namespace = Some("default".into());
-        obj
+        // From JSON, as the API server sends it, so that a field you add to the spec does not
+        // break this test (give it a value here if it is required).
+        let obj = json!({
+            "apiVersion": "example.com.testproject.org/v1alpha1",
+            "kind": "Memcached",
+            "metadata": {"name": "sample", "namespace": "default"},
+            "spec": {"image": image},
+        });
+        serde_json::from_value(obj).expect("a valid object")
     }
 
     fn denial(answer: &Value) -> &str {

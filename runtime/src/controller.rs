@@ -459,11 +459,15 @@ pub(crate) async fn reconcile<R: Reconciler>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
 ) -> Result<Action, Failure<R::Error>> {
+    // In the queue (`workqueue_depth`) until a worker is free.
+    let queue = driver.ctx.metrics.queue.clone();
+    let queued = queue.add(R::NAME);
     let workers = Arc::clone(&driver);
     let Some(_worker) = workers.worker().await else {
         // The controller stops: this reconcile never started.
         return Ok(Action::await_change());
     };
+    let _in_progress = queued.start();
     let span = info_span!(
         "reconcile",
         controller = R::NAME,
@@ -471,7 +475,13 @@ pub(crate) async fn reconcile<R: Reconciler>(
         object = %obj.name_any(),
         reconcile_id = %reconcile_id(),
     );
-    reconcile_in_span::<R>(obj, driver).instrument(span).await
+    let result = reconcile_in_span::<R>(obj, driver).instrument(span).await;
+    // Again after a delay: a retry, as controller-runtime counts a `RequeueAfter` (a failure's
+    // is counted by `error_policy`).
+    if matches!(&result, Ok(action) if *action != Action::await_change()) {
+        queue.retry(R::NAME);
+    }
+    result
 }
 
 /// A random id (a UUID, version 4, as controller-runtime's `reconcileID`) for one reconcile.
@@ -671,6 +681,7 @@ pub(crate) fn error_policy<R: Reconciler>(
     _failure: &Failure<R::Error>,
     driver: Arc<Driver>,
 ) -> Action {
+    driver.ctx.metrics.queue.retry(R::NAME);
     Action::requeue(driver.retry_after(&*obj))
 }
 
@@ -978,6 +989,66 @@ mod tests {
             &driver,
             "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 1"
         ));
+    }
+
+    /// The value `/metrics` shows for `series` (its name and labels).
+    fn metric_value(driver: &Driver, series: &str) -> f64 {
+        let registry = driver.ctx.metrics.registry();
+        let mut text = String::new();
+        prometheus_client::encoding::prometheus_text::encode(&mut text, &registry).expect("encode");
+        let line = text.lines().find(|line| {
+            line.strip_prefix(series)
+                .is_some_and(|value| value.starts_with(' '))
+        });
+        let line = line.unwrap_or_else(|| panic!("no {series} in\n{text}"));
+        let value = line.rsplit(' ').next().and_then(|value| value.parse().ok());
+        value.expect("a number")
+    }
+
+    /// The driver's queue is measured as controller-runtime's workqueue metrics: an object
+    /// waiting for the busy worker is in the queue, and how long it waited and how long its
+    /// reconcile held the worker are timed; a requeue after a delay and a failure's retry are
+    /// retries.
+    #[tokio::test]
+    async fn the_queue_in_front_of_the_workers_is_measured() {
+        let (ctx, mut server) = mock_context();
+        let shutdown = CancellationToken::new();
+        // As the manager starts each controller's series.
+        ctx.metrics.init_controller("widget", 1);
+        let driver = Driver::for_reconciler::<Test<SUCCEED>>(ctx, &shutdown);
+        let labels = r#"{name="widget",controller="widget"}"#;
+        let depth = r#"workqueue_depth{name="widget",controller="widget",priority=""}"#;
+        let busy = driver.worker().await.expect("a worker");
+        let obj = Arc::new(widget(&[FINALIZER], false));
+        let waiting = tokio::spawn(reconcile::<Test<SUCCEED>>(obj.clone(), driver.clone()));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(metric_value(&driver, depth), 1.0);
+        assert_eq!(metric_value(&driver, &format!("workqueue_adds_total{labels}")), 1.0);
+        let queued = format!("workqueue_queue_duration_seconds_count{labels}");
+        assert_eq!(metric_value(&driver, &queued), 0.0);
+
+        drop(busy);
+        answer_act(&mut server, SUCCEED).await;
+        let result = within_timeout(waiting).await.expect("the reconcile's task");
+        assert_eq!(
+            result.expect("reconciled"),
+            Action::requeue(Duration::from_secs(60))
+        );
+        assert_eq!(metric_value(&driver, depth), 0.0);
+        assert_eq!(metric_value(&driver, &queued), 1.0);
+        let waited = metric_value(&driver, &format!("workqueue_queue_duration_seconds_sum{labels}"));
+        assert!(waited >= 0.1, "waited {waited} s");
+        let worked = format!("workqueue_work_duration_seconds_count{labels}");
+        assert_eq!(metric_value(&driver, &worked), 1.0);
+        let unfinished = format!("workqueue_unfinished_work_seconds{labels}");
+        assert_eq!(metric_value(&driver, &unfinished), 0.0);
+        // The requeue after 60 s.
+        let retries = format!("workqueue_retries_total{labels}");
+        assert_eq!(metric_value(&driver, &retries), 1.0);
+        // A failure's retry.
+        let failure = Failure::<TestError>::Invalid("the object has no name");
+        error_policy::<Test<SUCCEED>>(obj, &failure, driver.clone());
+        assert_eq!(metric_value(&driver, &retries), 2.0);
     }
 
     /// One object at a time unless the reconciler says otherwise, as in controller-runtime.

@@ -54,6 +54,7 @@ mod metrics;
 mod metrics_auth;
 pub mod owned;
 mod process_metrics;
+mod queue_metrics;
 mod rate_limit;
 pub mod rbac;
 pub mod role;

@@ -225,7 +225,7 @@ pub struct Manager {
 
 /// What a project adds to its manager.
 #[derive(Default)]
-struct Extensions {
+pub(crate) struct Extensions {
     runnables: Vec<Runnable>,
     metrics: Vec<RegisterMetrics>,
 }
@@ -337,7 +337,7 @@ async fn manage(
 /// reconcile that is draining still needs the webhooks (removing a finalizer is an update that
 /// the API server sends them) and the probes, as in controller-runtime, which stops its
 /// runnables in the same order.
-async fn manage_until(
+pub(crate) async fn manage_until(
     operator: &'static Operator,
     flags: Flags,
     clients: impl Into<Clients>,

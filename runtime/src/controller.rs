@@ -1023,7 +1023,10 @@ mod tests {
         let waiting = tokio::spawn(reconcile::<Test<SUCCEED>>(obj.clone(), driver.clone()));
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(metric_value(&driver, depth), 1.0);
-        assert_eq!(metric_value(&driver, &format!("workqueue_adds_total{labels}")), 1.0);
+        assert_eq!(
+            metric_value(&driver, &format!("workqueue_adds_total{labels}")),
+            1.0
+        );
         let queued = format!("workqueue_queue_duration_seconds_count{labels}");
         assert_eq!(metric_value(&driver, &queued), 0.0);
 
@@ -1036,7 +1039,10 @@ mod tests {
         );
         assert_eq!(metric_value(&driver, depth), 0.0);
         assert_eq!(metric_value(&driver, &queued), 1.0);
-        let waited = metric_value(&driver, &format!("workqueue_queue_duration_seconds_sum{labels}"));
+        let waited = metric_value(
+            &driver,
+            &format!("workqueue_queue_duration_seconds_sum{labels}"),
+        );
         assert!(waited >= 0.1, "waited {waited} s");
         let worked = format!("workqueue_work_duration_seconds_count{labels}");
         assert_eq!(metric_value(&driver, &worked), 1.0);

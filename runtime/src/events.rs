@@ -7,8 +7,8 @@
 //!   [`SERIES_TTL`]) is counted in the `series` of the first one, and an Event whose note changed
 //!   (a failure that was a 500 and is now a 403) is a new Event;
 //! - past [`MAX_NOTES`] different notes, Events are combined, as client-go's `EventAggregator`
-//!   combines similar Events after 10: each shows its note as "(combined from similar events):
-//!   <note>", and its series counts every Event combined so far. client-go changes the message
+//!   combines similar Events after 10: each shows its note as `(combined from similar events):
+//!   <note>`, and its series counts every Event combined so far. client-go changes the message
 //!   of its one combined Event; `events.k8s.io/v1` refuses a change of the note (the API
 //!   server's `ValidateEventUpdate`), so a new note is a new combined Event, which carries the
 //!   count on: the newest Event always shows the newest note;

@@ -168,18 +168,18 @@ impl QueueMetrics {
         self.queue_duration.get_or_create_owned(&labels);
         self.work_duration.get_or_create_owned(&labels);
         self.retries.get_or_create_owned(&labels);
-        self.processing.lock().started.entry(controller).or_default();
+        self.processing
+            .lock()
+            .started
+            .entry(controller)
+            .or_default();
     }
 
     /// An object of `controller` is due: it enters the queue until the guard is
     /// [`started`](Queued::start) or dropped.
     pub(crate) fn add(&self, controller: &'static str) -> Queued {
-        self.adds
-            .get_or_create(&QueueLabels::of(controller))
-            .inc();
-        let depth = self
-            .depth
-            .get_or_create_owned(&DepthLabels::of(controller));
+        self.adds.get_or_create(&QueueLabels::of(controller)).inc();
+        let depth = self.depth.get_or_create_owned(&DepthLabels::of(controller));
         depth.inc();
         Queued {
             metrics: self.clone(),
@@ -277,9 +277,11 @@ impl Collector for Unfinished {
                 .started
                 .iter()
                 .map(|(controller, started)| {
-                    let ages = started.values().map(|s| now.duration_since(*s).as_secs_f64());
-                    let (total, longest) =
-                        ages.fold((0.0, 0.0), |(total, longest): (f64, f64), age| {
+                    let ages = started
+                        .values()
+                        .map(|s| now.duration_since(*s).as_secs_f64());
+                    let (total, longest) = ages
+                        .fold((0.0, 0.0), |(total, longest): (f64, f64), age| {
                             (total + age, longest.max(age))
                         });
                     (*controller, total, longest)
@@ -294,12 +296,18 @@ impl Collector for Unfinished {
                 "How many seconds of work has been done that is in progress and hasn't been \
                  observed by work_duration. Large values indicate stuck threads. One can deduce \
                  the number of stuck threads by observing the rate at which this increases.",
-                figures.iter().map(|(c, total, _)| (*c, *total)).collect::<Vec<_>>(),
+                figures
+                    .iter()
+                    .map(|(c, total, _)| (*c, *total))
+                    .collect::<Vec<_>>(),
             ),
             (
                 "workqueue_longest_running_processor_seconds",
                 "How many seconds has the longest running processor for workqueue been running.",
-                figures.iter().map(|(c, _, longest)| (*c, *longest)).collect(),
+                figures
+                    .iter()
+                    .map(|(c, _, longest)| (*c, *longest))
+                    .collect(),
             ),
         ];
         for (name, help, values) in series {
@@ -333,9 +341,15 @@ mod tests {
     fn value(text: &str, series: &str) -> f64 {
         let line = text
             .lines()
-            .find(|line| line.strip_prefix(series).is_some_and(|v| v.starts_with(' ')))
+            .find(|line| {
+                line.strip_prefix(series)
+                    .is_some_and(|v| v.starts_with(' '))
+            })
             .unwrap_or_else(|| panic!("no {series} in\n{text}"));
-        line.rsplit(' ').next().and_then(|v| v.parse().ok()).expect("a number")
+        line.rsplit(' ')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number")
     }
 
     const LABELS: &str = r#"{name="widget",controller="widget"}"#;
@@ -403,7 +417,10 @@ mod tests {
         tokio::time::advance(Duration::from_secs(1)).await;
         let text = scrape(&metrics);
         assert_eq!(value(&text, depth), 0.0);
-        let sum = value(&text, &format!("workqueue_queue_duration_seconds_sum{LABELS}"));
+        let sum = value(
+            &text,
+            &format!("workqueue_queue_duration_seconds_sum{LABELS}"),
+        );
         assert!((sum - 7.0).abs() < 1e-6, "waited 2 s and 5 s: {sum}");
         // Under way: 4 s and 1 s.
         let unfinished = value(&text, &format!("workqueue_unfinished_work_seconds{LABELS}"));
@@ -417,9 +434,15 @@ mod tests {
         drop(first);
         drop(second);
         let text = scrape(&metrics);
-        let work = value(&text, &format!("workqueue_work_duration_seconds_sum{LABELS}"));
+        let work = value(
+            &text,
+            &format!("workqueue_work_duration_seconds_sum{LABELS}"),
+        );
         assert!((work - 5.0).abs() < 1e-6, "{work}");
-        let count = value(&text, &format!("workqueue_work_duration_seconds_count{LABELS}"));
+        let count = value(
+            &text,
+            &format!("workqueue_work_duration_seconds_count{LABELS}"),
+        );
         assert_eq!(count, 2.0);
         let unfinished = value(&text, &format!("workqueue_unfinished_work_seconds{LABELS}"));
         assert_eq!(unfinished, 0.0);
@@ -577,11 +600,17 @@ mod envtests {
         sleep(Duration::from_millis(500)).await;
         let text = scrape().await.expect("a scrape");
         let unfinished = value(&text, &series("workqueue_unfinished_work_seconds"));
-        let longest = value(&text, &series("workqueue_longest_running_processor_seconds"));
+        let longest = value(
+            &text,
+            &series("workqueue_longest_running_processor_seconds"),
+        );
         let (unfinished, longest) = (unfinished.expect("unfinished"), longest.expect("longest"));
         assert!(longest >= 0.5, "the reconcile under way: {longest} s");
         // One reconcile under way: all the unfinished work is its own.
-        assert!((unfinished - longest).abs() < 0.1, "{unfinished} and {longest}");
+        assert!(
+            (unfinished - longest).abs() < 0.1,
+            "{unfinished} and {longest}"
+        );
 
         step("let them end: each added, waited and worked once, and requeued (a retry)");
         MAY_END.add_permits(3);
@@ -606,7 +635,8 @@ mod envtests {
         // The last one waited for the two reconciles before it, held 0.5 s and more.
         let waited_sum = value(&text, &series("workqueue_queue_duration_seconds_sum"));
         assert!(waited_sum.expect("a sum") >= 1.0, "{waited_sum:?}");
-        let requeued = r#"controller_runtime_reconcile_total{controller="chores",result="requeue_after"}"#;
+        let requeued =
+            r#"controller_runtime_reconcile_total{controller="chores",result="requeue_after"}"#;
         assert_eq!(value(&text, requeued), Some(3.0));
 
         shutdown.cancel();

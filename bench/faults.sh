@@ -15,9 +15,9 @@
 #    events.k8s.io Events and Leases; watches left out; sampled every 5 s); the webhook's
 #    calls; the Events about the DemoMicroServices.
 #    The bound: the manager's client-side limit, --kube-api-qps 20 with a burst of 30 (its
-#    defaults), plus its Lease (a renewal every 2 s, on a client of its own): at most
-#    30 + 20 t + t/2 requests in any t seconds, i.e. 50.5 in one second, 23.5/s over 10 s,
-#    20.5/s in the long run.
+#    defaults), plus its Lease (a renewal every 2 s, on a client of its own, a GET and a PUT
+#    each): at most 30 + 21 t requests in any t seconds, i.e. 51 in one second, 24/s over
+#    10 s, 21/s in the long run.
 # 2. The fault gone: the webhook configuration is deleted, and the time until every
 #    DemoMicroService has its Deployment and a status is printed, with the requests meanwhile.
 #    Each object comes back at its next retry: its backoff after the fault (up to 5 minutes, the

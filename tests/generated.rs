@@ -414,6 +414,7 @@ const TREES: &[&str] = &[
     "kind-names",
     "external",
     "project-v4-with-plugins",
+    "project-v4-multigroup",
 ];
 
 #[test]
@@ -651,6 +652,15 @@ fn kind_names() {
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn migrated_project_v4_with_plugins() {
     check_tree("project-v4-with-plugins");
+}
+
+/// kubebuilder's testdata/project-v4-multigroup migrated to Rust: kinds in eight groups, one
+/// kind name in two of them, each group's controllers, webhooks and tests in its own folder;
+/// every controller under its own name, checked as any project's are.
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn migrated_project_v4_multigroup() {
+    check_tree("project-v4-multigroup");
 }
 
 /// Controllers for other projects' resources: the project builds and passes its checks, and

@@ -301,6 +301,21 @@ impl Manager {
     }
 }
 
+/// Two controllers of one name would share their metrics (the `controller` label) and their
+/// logs, each hiding the other: refused at start, as controller-runtime refuses them.
+fn refuse_controllers_of_one_name(controllers: &[crate::Registration]) -> anyhow::Result<()> {
+    for (at, controller) in controllers.iter().enumerate() {
+        if controllers[..at].iter().any(|c| c.name == controller.name) {
+            bail!(
+                "two controllers are named '{}': a controller's name (Reconciler::NAME) labels \
+                 its metrics and logs, so it must be unique; rename one",
+                controller.name
+            );
+        }
+    }
+    Ok(())
+}
+
 fn fail(error: &anyhow::Error) -> ExitCode {
     eprintln!("error: {error:#}");
     ExitCode::FAILURE
@@ -361,6 +376,7 @@ pub(crate) async fn manage_until(
     if operator.scope == WatchScope::Namespace && watch_namespace.is_none() {
         info!("WATCH_NAMESPACE is not set: watching every namespace the credentials can read");
     }
+    refuse_controllers_of_one_name(operator.controllers)?;
     for controller in operator.controllers {
         metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }
@@ -1123,6 +1139,68 @@ mod extension_tests {
                 "the replica's runnable was told to stop",
                 "the replica's runnable read /metrics",
             ]
+        );
+    }
+
+    /// Two controllers of one name (kubebuilder's multigroup projects name them `<group>-<kind>`
+    /// so that one kind name in two groups makes two) are refused before anything starts.
+    #[tokio::test]
+    async fn controllers_of_one_name_are_refused() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        use k8s_openapi::api::rbac::v1::PolicyRule;
+
+        use crate::controller::{Action, Reconciler, register};
+
+        macro_rules! reconciler {
+            ($name:ident) => {
+                struct $name;
+                impl Reconciler for $name {
+                    type Resource = ConfigMap;
+                    type Error = kube::Error;
+                    const NAME: &'static str = "bar";
+                    const FINALIZER: Option<&'static str> = None;
+                    async fn apply(
+                        _: Arc<ConfigMap>,
+                        _: Arc<Context>,
+                    ) -> Result<Action, kube::Error> {
+                        Ok(Action::await_change())
+                    }
+                    async fn cleanup(
+                        _: Arc<ConfigMap>,
+                        _: Arc<Context>,
+                    ) -> Result<Action, kube::Error> {
+                        Ok(Action::await_change())
+                    }
+                    fn rbac_rules() -> Vec<PolicyRule> {
+                        Vec::new()
+                    }
+                }
+            };
+        }
+        reconciler!(FooBar);
+        reconciler!(FizBar);
+        static TWO_BARS: Operator =
+            Operator::new("two-bars").controllers(&[register::<FooBar>(), register::<FizBar>()]);
+
+        let (flags, _) = flags();
+        let (client, _server) = mock_client();
+        let result = manage_until(
+            &TWO_BARS,
+            flags,
+            client,
+            Metrics::default(),
+            Extensions::default(),
+            CancellationToken::new(),
+        );
+        let error = timeout(Duration::from_secs(10), result)
+            .await
+            .expect("the manager to stop at once")
+            .expect_err("two controllers named bar");
+        assert!(
+            error
+                .to_string()
+                .contains("two controllers are named 'bar'"),
+            "{error:#}"
         );
     }
 

@@ -7,6 +7,7 @@ mod create_webhook;
 mod edit;
 mod generate;
 mod grafana;
+mod group_dirs;
 mod helm;
 mod init;
 mod owned_files;

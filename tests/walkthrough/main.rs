@@ -1,7 +1,9 @@
 //! The documents that walk a reader through rbuilder, walked: each command run in order, as
 //! the reader types it, in an empty folder with the rbuilder these tests built on PATH and a
 //! real cluster (the control plane of the end-to-end tests, scripts/control-plane: etcd,
-//! kube-apiserver and kube-controller-manager; no kubelet, so Pods stay Pending), and each
+//! kube-apiserver, kube-controller-manager, and kube-scheduler with two Nodes that KWOK
+//! simulates, so that the Pods of the tutorial's Deployments are scheduled and become Ready as
+//! on a cluster, without a kubelet or a container engine), and each
 //! output, file excerpt and listing the document shows compared with what the command printed
 //! or wrote (`matching.rs`). How a document marks its blocks: `markup.rs`. What the walk does
 //! its own way, where this machine lacks something (a container engine, GitHub):

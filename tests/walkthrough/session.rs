@@ -110,7 +110,8 @@ pub struct Session {
 
 impl Session {
     /// A new folder to work in, and a control plane started from `assets` (the folder of
-    /// kube-apiserver, etcd, kube-controller-manager and kubectl). `rbuilder` is the binary
+    /// kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kubectl) with two
+    /// simulated Nodes (scripts/kwok). `rbuilder` is the binary
     /// the reader has installed; projects build into `target_dir`.
     pub fn start(assets: &str, rbuilder: &Path, target_dir: &Path) -> Self {
         let tmp = tempfile::tempdir().expect("a temporary folder");
@@ -124,6 +125,8 @@ impl Session {
         command
             .arg(&control_plane)
             .env("KUBEBUILDER_ASSETS", assets)
+            // The tutorial's end-to-end tests wait for the Deployment's Pods to be Ready.
+            .env("CONTROL_PLANE_NODES", "2")
             .stdout(Stdio::null())
             .stderr(log_file(&scratch.join("control-plane.log")));
         let mut group = Group::spawn(command, "the control plane");

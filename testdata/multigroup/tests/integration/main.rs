@@ -14,10 +14,8 @@
 //! finds them there too. `KUBEBUILDER_ASSETS` names binaries of your own instead; where there
 //! are none, each test fails saying how to get them.
 
-// One module per kind, and per kind's webhooks, in tests/integration/<name>.rs.
-mod demo_micro_service;
-mod demo_micro_service_v1_webhooks;
-mod dms_backup;
-mod site;
-mod site_v1beta1_webhooks;
+// One module per API group, in tests/integration/<group>/, with one per kind and per kind's
+// webhooks there.
+mod devops;
+mod web_apps;
 // +rbuilder:scaffold:integration-tests

@@ -13,13 +13,16 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use futures::FutureExt;
 use futures::future::{self, BoxFuture};
+use futures::stream::{self, Stream};
+use futures::{FutureExt, StreamExt};
 use kube::Resource;
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::watcher;
+use tracing::debug;
 
 /// How long a reconcile waits for its controller's caches to be filled by their first list,
 /// as controller-runtime's `CacheSyncTimeout` (2 minutes); after that it fails and is retried,
@@ -88,6 +91,59 @@ impl Caches {
             .map(drop)
             .map_err(|_| NotSynced(timeout))
     }
+}
+
+/// The objects of `events`, a watch reflected into `store`, as `touched_objects` gives them
+/// (each one listed, applied or deleted), and, once the watch has listed again, each object
+/// that was in the store before that list and is not in it after: one deleted while the watch
+/// was down. kube's watcher lists again when its watch cannot resume (410 Gone, e.g. after
+/// the API server restarted), and the reflector's store then silently drops what the list
+/// lacks; client-go's informer sends those as deletions (`DeletedFinalStateUnknown`), and so
+/// does this, with the object as last seen, so that a deleted child wakes its owner.
+pub(crate) fn touched_and_vanished<K, S>(
+    events: S,
+    store: Store<K>,
+) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    S: Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+{
+    // The store's objects when a list starts (the reflector fills a buffer during the list and
+    // swaps it in at its end), until the list is done.
+    let mut before: Option<Vec<Arc<K>>> = None;
+    events.flat_map(move |event| {
+        let objects = match event {
+            Err(error) => vec![Err(error)],
+            Ok(
+                watcher::Event::Apply(obj)
+                | watcher::Event::Delete(obj)
+                | watcher::Event::InitApply(obj),
+            ) => vec![Ok(obj)],
+            Ok(watcher::Event::Init) => {
+                before = Some(store.state());
+                Vec::new()
+            }
+            Ok(watcher::Event::InitDone) => {
+                let vanished: Vec<_> = before
+                    .take()
+                    .into_iter()
+                    .flatten()
+                    .filter(|old| {
+                        // Gone, or another object under its name (created after a deletion).
+                        let now = store.get(&ObjectRef::from_obj(&**old));
+                        now.is_none_or(|now| now.meta().uid != old.meta().uid)
+                    })
+                    .map(|old| Ok(K::clone(&old)))
+                    .collect();
+                if !vanished.is_empty() {
+                    let kind = K::kind(&());
+                    debug!(%kind, count = vanished.len(), "deleted while the watch was down");
+                }
+                vanished
+            }
+        };
+        stream::iter(objects)
+    })
 }
 
 /// A cache still without its first list after the cache sync timeout (2 minutes, as
@@ -173,6 +229,51 @@ mod tests {
         assert!(waited.is_err(), "synced before its first list");
     }
 
+    /// After a list that lacks an object the store had, the object is sent as deleted; one
+    /// created again under its name (another uid) too, besides its successor.
+    #[tokio::test]
+    async fn an_object_missing_from_a_new_list_is_sent_as_deleted() {
+        use kube::runtime::WatchStreamExt;
+        use kube::runtime::watcher::Event;
+
+        let mut recreated = deployment("b");
+        recreated.metadata.uid = Some("d-2".into());
+        let events = [
+            Event::Init,
+            Event::InitApply(deployment("a")),
+            Event::InitApply(deployment("b")),
+            Event::InitApply(deployment("c")),
+            Event::InitDone,
+            Event::Apply(deployment("a")),
+            // The watch lists again: c is gone, b is another object.
+            Event::Init,
+            Event::InitApply(deployment("a")),
+            Event::InitApply(recreated),
+            Event::InitDone,
+        ];
+        let (store, writer) = reflector::store::<Deployment>();
+        let events = futures::stream::iter(events.map(Ok)).reflect(writer);
+        let sent: Vec<_> = touched_and_vanished(events, store)
+            .map(|obj| {
+                let obj = obj.expect("no error");
+                (
+                    obj.metadata.name.unwrap_or_default(),
+                    obj.metadata.uid.unwrap_or_default(),
+                )
+            })
+            .collect()
+            .await;
+        let sent: Vec<_> = sent.iter().map(|(n, u)| (n.as_str(), u.as_str())).collect();
+        assert_eq!(
+            &sent[..4],
+            [("a", "d-1"), ("b", "d-1"), ("c", "d-1"), ("a", "d-1")]
+        );
+        assert_eq!(&sent[4..6], [("a", "d-1"), ("b", "d-2")]);
+        let mut vanished = sent[6..].to_vec();
+        vanished.sort_unstable();
+        assert_eq!(vanished, [("b", "d-1"), ("c", "d-1")]);
+    }
+
     fn owning_replicas(mut deployment: Deployment) -> Deployment {
         deployment.spec.replicas = Some(3);
         deployment.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
@@ -221,5 +322,262 @@ mod tests {
         let result = within_timeout(ctx.release_field(&api, &deployment("a"), &replicas)).await;
         assert!(result.expect("no failure").is_none());
         script.await.expect("the API server's script");
+    }
+}
+
+/// Against a real kube-apiserver and etcd (envtest).
+#[cfg(all(test, feature = "testing"))]
+mod envtests {
+    use std::net::SocketAddr;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, OnceLock, PoisonError};
+    use std::time::Instant;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::api::rbac::v1::PolicyRule;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{DeleteParams, PostParams};
+    use kube::core::crd::MergeError;
+    use kube::runtime::watcher;
+    use kube::{Api, Client, CustomResourceExt, Resource, ResourceExt};
+    use serde::Serialize;
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::task::JoinSet;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::controller::{Action, Controller};
+    use crate::envtest::webhooks::install_crds;
+    use crate::envtest::{ControlPlane, NAMESPACE, step};
+    use crate::owned::{ControllerExt, MANAGED_BY};
+    use crate::{Context, Operator, Reconciler, Registration, register};
+
+    /// A kind that owns ConfigMaps.
+    #[derive(
+        kube::CustomResource, schemars::JsonSchema, Serialize, serde::Deserialize, Clone, Debug,
+    )]
+    #[kube(group = "test.my.domain", version = "v1", kind = "Holder", namespaced)]
+    struct HolderSpec {
+        size: i32,
+    }
+
+    /// When each Holder was reconciled, by name.
+    static RECONCILED: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+
+    /// The clients through which [`Holders`] watch their ConfigMaps, by `OWNED`.
+    static CHILDREN_CLIENTS: [OnceLock<Client>; 2] = [OnceLock::new(), OnceLock::new()];
+
+    /// How many times `name` was reconciled after `since`.
+    fn reconciles_since(name: &str, since: Instant) -> usize {
+        let all = RECONCILED.lock().unwrap_or_else(PoisonError::into_inner);
+        all.iter()
+            .filter(|(seen, at)| seen == name && *at > since)
+            .count()
+    }
+
+    /// Holders that watch their ConfigMaps with `watch_owned` if `OWNED`, else with
+    /// `owns_stream(ctx.cache(...))`.
+    struct Holders<const OWNED: bool>;
+
+    impl<const OWNED: bool> Reconciler for Holders<OWNED> {
+        type Resource = Holder;
+        type Error = kube::Error;
+        const NAME: &'static str = "holders";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(obj: Arc<Holder>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            let mut all = RECONCILED.lock().unwrap_or_else(PoisonError::into_inner);
+            all.push((obj.name_any(), Instant::now()));
+            // No periodic resync: only a change wakes a Holder.
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+
+        fn watches(controller: Controller<Holder>, ctx: &Context) -> Controller<Holder> {
+            let client = CHILDREN_CLIENTS[usize::from(OWNED)]
+                .get()
+                .expect("the children's client")
+                .clone();
+            if OWNED {
+                // The controller's own context (its caches) but for the client.
+                let mut through_proxy = ctx.clone();
+                through_proxy.client = client;
+                controller.watch_owned::<ConfigMap>(&through_proxy)
+            } else {
+                let children: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
+                controller.owns_stream(ctx.cache(children, watcher::Config::default()))
+            }
+        }
+    }
+
+    fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        Ok(vec![Holder::crd()])
+    }
+
+    static OPERATOR: Operator = Operator::new("holders").crds(crds);
+
+    /// A TCP proxy to `upstream` that can be cut: its connections dropped, new ones refused.
+    struct Proxy {
+        address: SocketAddr,
+        cut: Arc<AtomicBool>,
+        connections: Arc<Mutex<JoinSet<()>>>,
+    }
+
+    impl Proxy {
+        async fn start(upstream: SocketAddr) -> Self {
+            let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+            let address = listener.local_addr().expect("its address");
+            let cut = Arc::new(AtomicBool::new(false));
+            let connections = Arc::new(Mutex::new(JoinSet::new()));
+            let (is_cut, tasks) = (Arc::clone(&cut), Arc::clone(&connections));
+            tokio::spawn(async move {
+                while let Ok((mut client, _)) = listener.accept().await {
+                    if is_cut.load(Ordering::SeqCst) {
+                        continue; // dropped: the connection is closed at once
+                    }
+                    let mut tasks = tasks.lock().unwrap_or_else(PoisonError::into_inner);
+                    tasks.spawn(async move {
+                        if let Ok(mut server) = TcpStream::connect(upstream).await {
+                            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                        }
+                    });
+                }
+            });
+            Self {
+                address,
+                cut,
+                connections,
+            }
+        }
+
+        /// Drops every connection and refuses new ones, as a network partition would.
+        fn cut(&self) {
+            self.cut.store(true, Ordering::SeqCst);
+            let tasks = self.connections.lock();
+            tasks.unwrap_or_else(PoisonError::into_inner).abort_all();
+        }
+
+        fn heal(&self) {
+            self.cut.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// A ConfigMap deleted while its watch was disconnected, whose watch then had to list
+    /// again (its resourceVersion compacted away: 410 Gone), wakes its owner, as client-go's
+    /// informer sends it as `DeletedFinalStateUnknown`. Without it the owner would wait for its
+    /// next resync (kube's watcher only puts what exists in the store).
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_child_deleted_while_its_watch_was_down_wakes_its_owner() {
+        child_deleted_while_its_watch_was_down::<false>("holder").await;
+    }
+
+    /// The same through [`ControllerExt::watch_owned`](crate::owned::ControllerExt), whose
+    /// children carry the operator's label.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_child_deleted_while_watch_owned_was_down_wakes_its_owner() {
+        child_deleted_while_its_watch_was_down::<true>("owner").await;
+    }
+
+    /// A Holder `name` owns a ConfigMap, watched by [`Holders<OWNED>`] through a proxy; the
+    /// ConfigMap is deleted while the proxy is cut and etcd compacted; once healed the Holder
+    /// must be reconciled.
+    async fn child_deleted_while_its_watch_was_down<const OWNED: bool>(name: &str) {
+        // Watches read etcd: its compaction expires a resourceVersion (with the watch cache,
+        // only the API server's restart does, which makes every watch list again).
+        crate::envtest::init_logging();
+        let plane = ControlPlane::start_with(&["--watch-cache=false"]).await;
+        let plane = plane.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        install_crds(&client, &OPERATOR, None, &plane.ca().cert)
+            .await
+            .expect("the CRD");
+
+        // The Holders' own watch goes straight to the API server, their ConfigMaps' through a
+        // proxy that the test cuts.
+        let upstream: SocketAddr = plane
+            .server()
+            .trim_start_matches("https://")
+            .parse()
+            .expect("the API server's address");
+        let proxy = Proxy::start(upstream).await;
+        let config = plane.config_as("admin", &["system:masters"]).await;
+        let mut config = config.expect("a configuration");
+        config.cluster_url = format!("https://{}", proxy.address).parse().expect("a URL");
+        let children_client = Client::try_from(config).expect("a client");
+        CHILDREN_CLIENTS[usize::from(OWNED)]
+            .set(children_client)
+            .unwrap_or_else(|_| panic!("one test sets it"));
+        let ctx = Context::new(
+            client.clone(),
+            OPERATOR.field_manager(),
+            crate::namespaces::Namespaces::all(),
+        );
+        let shutdown = CancellationToken::new();
+        let _stop = shutdown.clone().drop_guard();
+        let holders: Registration = register::<Holders<OWNED>>();
+        tokio::spawn((holders.run)(Arc::new(ctx), shutdown));
+
+        let wait = async |what: &str, probe: &dyn Fn() -> bool| {
+            let deadline = Instant::now() + std::time::Duration::from_secs(60);
+            while !probe() {
+                plane.check_running().expect("the control plane");
+                assert!(Instant::now() < deadline, "timed out waiting for {what}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        };
+
+        step("a Holder owns a ConfigMap");
+        let start = Instant::now();
+        let holders: Api<Holder> = Api::namespaced(client.clone(), NAMESPACE);
+        let holder = Holder::new(name, HolderSpec { size: 1 });
+        let holder = holders.create(&PostParams::default(), &holder).await;
+        let holder = holder.expect("the Holder is created");
+        let mut child = ConfigMap::default();
+        let child_name = format!("{name}-child");
+        child.metadata.name = Some(child_name.clone());
+        if OWNED {
+            // What `Context::owned` labels its objects with, and `watch_owned` watches.
+            let label = (MANAGED_BY.to_owned(), OPERATOR.field_manager());
+            child.metadata.labels = Some([label].into());
+        }
+        child.metadata.owner_references = holder.controller_owner_ref(&()).map(|r| vec![r]);
+        let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
+        let created = configmaps.create(&PostParams::default(), &child).await;
+        created.expect("the ConfigMap is created");
+        let created = Instant::now();
+        wait("the reconcile the ConfigMap's creation brings", &|| {
+            reconciles_since(name, created) >= 1
+        })
+        .await;
+        assert!(reconciles_since(name, start) >= 1);
+
+        step("cut the ConfigMaps' watch; delete the ConfigMap; compact etcd");
+        proxy.cut();
+        let deleted = configmaps
+            .delete(&child_name, &DeleteParams::default())
+            .await;
+        deleted.expect("the ConfigMap is deleted");
+        let deleted = Instant::now();
+        // A write after the deletion, and etcd compacted up to it: the deletion's revision
+        // is compacted too (the API server compacts minutes behind; a compaction at the
+        // deletion itself would leave a watch the deletion without the object it deleted).
+        let mut later = ConfigMap::default();
+        later.metadata.name = Some("later".into());
+        let written = configmaps.create(&PostParams::default(), &later).await;
+        written.expect("another ConfigMap is created");
+        plane.compact_etcd().await.expect("etcd compacted");
+
+        step("heal the watch: it lists again, and the Holder is reconciled");
+        proxy.heal();
+        wait(
+            "the Holder's reconcile after its ConfigMap's deletion",
+            &|| reconciles_since(name, deleted) >= 1,
+        )
+        .await;
     }
 }

@@ -10,14 +10,14 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Patch, PatchParams};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::runtime::reflector::{self, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::warn;
 
-use crate::cache::Caches;
-use crate::events::{self, Event, Recorder};
+use crate::cache::{self, Caches};
+use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 use crate::namespaces::{self, Namespaces};
 
@@ -74,6 +74,9 @@ impl Context {
     /// The cached objects have no `managedFields` (most of an object's size). The controller
     /// waits for the cache's first list before its first reconcile, so that a reconcile never
     /// takes an object missing from a cache still being filled for one that does not exist.
+    /// An object deleted while the watch was down (the API server restarted, the network
+    /// failed) is sent as deleted once the watch has listed again, as client-go's informer
+    /// sends it, so that its owner is reconciled then, not at its next resync.
     /// One cache per kind: a second call for `K` replaces the first's cache (its watch still
     /// triggers reconciles).
     pub fn cache<K>(
@@ -111,10 +114,11 @@ impl Context {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
         let (store, writer) = reflector::store();
-        self.caches.insert(store);
-        namespaces::reflected(apis, config, writer)
-            // Deletions too: a deleted object must reconcile its owner (e.g. to create it again).
-            .touched_objects()
+        self.caches.insert(store.clone());
+        let events = namespaces::reflected(apis, config, writer);
+        // Deletions too, those the watch missed while it was down included: a deleted object
+        // must reconcile its owner (e.g. to create it again).
+        cache::touched_and_vanished(events, store)
     }
 
     /// The cache of `K`s that [`cache`](Self::cache) keeps, if this controller keeps one.
@@ -300,11 +304,9 @@ impl Context {
         self.publish_about(&obj.object_ref(&()), event).await;
     }
 
-    /// [`publish`](Self::publish) about the object `regarding` refers to.
-    pub(crate) async fn publish_about(&self, regarding: &ObjectReference, mut event: Event) {
-        if let Some(note) = &mut event.note {
-            events::shorten_note(note);
-        }
+    /// [`publish`](Self::publish) about the object `regarding` refers to. The recorder
+    /// shortens a note the API server would refuse.
+    pub(crate) async fn publish_about(&self, regarding: &ObjectReference, event: Event) {
         let published = self.recorder.publish(&event, regarding);
         match tokio::time::timeout(EVENT_TIMEOUT, published).await {
             Ok(Ok(())) => {}
@@ -363,7 +365,7 @@ mod tests {
 
     use k8s_openapi::api::core::v1::ConfigMap;
 
-    use super::*;
+    use crate::events;
     use crate::testing::{Method, mock_context};
 
     /// Publishing an Event the API server never answers gives up, and the reconcile that

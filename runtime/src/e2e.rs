@@ -564,6 +564,31 @@ pub(crate) fn free_local_address() -> SocketAddr {
 /// tests need no HTTP client crate.
 pub(crate) async fn http_get(address: SocketAddr, path: &str) -> Result<String, String> {
     let request = format!("GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n");
+    http_request(address, "GET", path, request).await
+}
+
+/// The body of `POST http://<address><path>` with the JSON `body`, which must answer 200, as
+/// [`http_get`] sends it.
+pub(crate) async fn http_post(
+    address: SocketAddr,
+    path: &str,
+    body: &str,
+) -> Result<String, String> {
+    let request = format!(
+        "POST {path} HTTP/1.0\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    http_request(address, "POST", path, request).await
+}
+
+/// Sends `request` to `address`, and returns the answer's body if it is 200.
+async fn http_request(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    request: String,
+) -> Result<String, String> {
     let response = tokio::task::spawn_blocking(move || {
         let mut stream = TcpStream::connect_timeout(&address, HTTP_TIMEOUT)?;
         stream.set_read_timeout(Some(HTTP_TIMEOUT))?;
@@ -574,13 +599,13 @@ pub(crate) async fn http_get(address: SocketAddr, path: &str) -> Result<String, 
     })
     .await
     .expect("the HTTP request's thread")
-    .map_err(|error| format!("GET {path}: {error}"))?;
+    .map_err(|error| format!("{method} {path}: {error}"))?;
     let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
     let status = head.lines().next().unwrap_or_default();
     if status.split_whitespace().nth(1) == Some("200") {
         Ok(body.to_owned())
     } else {
-        Err(format!("GET {path}: {status}"))
+        Err(format!("{method} {path}: {status}"))
     }
 }
 

@@ -1,23 +1,38 @@
 //! Events (`events.k8s.io/v1`) about reconciled objects, as `kubectl describe` shows them.
 //!
 //! [`Recorder`] publishes them as client-go's `tools/record` recorder (controller-runtime's)
-//! correlates them: a repeat of an Event (the same type, reason, action, note and object, within
-//! [`SERIES_TTL`]) is counted in the `series` of the first one, and an Event whose note changed
-//! (a failure that was a 500 and is now a 403) is a new Event, up to [`MAX_NOTES`] of them, after
-//! which new notes join the last one's series (client-go aggregates similar Events after 10).
+//! correlates them (`tools/record/events_cache.go`):
+//!
+//! - a repeat of an Event (the same type, reason, action, note and object, within
+//!   [`SERIES_TTL`]) is counted in the `series` of the first one, and an Event whose note changed
+//!   (a failure that was a 500 and is now a 403) is a new Event;
+//! - past [`MAX_NOTES`] different notes, Events are combined, as client-go's `EventAggregator`
+//!   combines similar Events after 10: each shows its note as `(combined from similar events):
+//!   <note>`, and its series counts every Event combined so far. client-go changes the message
+//!   of its one combined Event; `events.k8s.io/v1` refuses a change of the note (the API
+//!   server's `ValidateEventUpdate`), so a new note is a new combined Event, which carries the
+//!   count on: the newest Event always shows the newest note;
+//! - an object gets at most [`SPAM_BURST`] Events of a type at once, then one every
+//!   [`SPAM_REFILL`] (client-go's `EventSourceObjectSpamFilter`, 25 and 5 minutes); the others
+//!   are dropped, so that many failing objects do not flood the API server with Events.
+//!
 //! kube-runtime's `Recorder` leaves the note out of what makes a repeat, and an Event's note
 //! cannot be changed: every repeat would show the first note.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
-use k8s_openapi::api::events::v1::Event as KubeEvent;
+use k8s_openapi::api::events::v1::{Event as KubeEvent, EventSeries};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde_json::json;
+use tracing::debug;
+
+use crate::rate_limit::TokenBucket;
 
 pub use kube::runtime::events::{Event, EventType};
 
@@ -26,9 +41,20 @@ pub use kube::runtime::events::{Event, EventType};
 pub const SERIES_TTL: SignedDuration = SignedDuration::from_mins(6);
 
 /// How many Events with different notes, of one type, reason and action about one object, are
-/// published within [`SERIES_TTL`]; later ones count in the last one's series. A message that
-/// changes with every failure (a request id, a time) would otherwise make an Event a retry.
+/// published within [`SERIES_TTL`] before they are combined. A message that changes with every
+/// failure (a request id, a time) would otherwise make each failure an Event of its own.
 pub const MAX_NOTES: usize = 10;
+
+/// The prefix of a combined Event's note: client-go's.
+const COMBINED: &str = "(combined from similar events): ";
+
+/// How many Events of one type about one object are published at once (client-go's spam
+/// filter's burst).
+pub const SPAM_BURST: u32 = 25;
+
+/// Past [`SPAM_BURST`], one more Event of a type about an object every this long (client-go's
+/// spam filter refills its bucket at 1/300 per second).
+pub const SPAM_REFILL: Duration = Duration::from_secs(5 * 60);
 
 /// Publishes Events about objects as one reporting controller.
 pub(crate) struct Recorder {
@@ -37,8 +63,19 @@ pub(crate) struct Recorder {
     controller: String,
     /// `reportingInstance`: the pod's name (HOSTNAME in a pod), else the controller.
     instance: String,
+    state: Mutex<State>,
+}
+
+/// What the recorder remembers of the Events it published.
+#[derive(Default)]
+struct State {
     /// The Events published, by what makes a repeat.
-    published: Mutex<HashMap<Key, Published>>,
+    published: HashMap<Key, Published>,
+    /// The newest combined Event of Events alike but for their note (their key without the
+    /// note), and the note it combined last.
+    combined: HashMap<Key, (Option<String>, Published)>,
+    /// The spam filter's bucket of each object and type.
+    spam: HashMap<SpamKey, TokenBucket>,
 }
 
 /// What makes an Event a repeat of another.
@@ -49,14 +86,21 @@ struct Key {
     action: String,
     note: Option<String>,
     /// The object's uid, kind, namespace and name.
-    regarding: (
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    ),
+    regarding: ObjectKey,
     related: Option<(Option<String>, Option<String>)>,
 }
+
+/// An object's uid, kind, namespace and name.
+type ObjectKey = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+/// What the spam filter counts Events by: the object and the type (client-go's `getSpamKey`,
+/// whose source is this recorder's).
+type SpamKey = (ObjectKey, &'static str);
 
 /// An Event as published: its name, and its series so far.
 #[derive(Clone, Debug)]
@@ -67,6 +111,22 @@ struct Published {
     last: Timestamp,
 }
 
+/// What to do with an Event.
+enum Plan {
+    /// Count it in the series of `Published` (a repeat).
+    Repeat(Published),
+    /// Publish a new Event with this note, whose series counts `count` Events so far.
+    New { note: Option<String>, count: i32 },
+}
+
+/// Where the recorder remembers a published Event.
+enum Slot {
+    /// An Event of its own, by its key.
+    Plain(Key),
+    /// The combined Event of its key without the note; the note it combined.
+    Combined(Key, Option<String>),
+}
+
 impl Recorder {
     pub(crate) fn new(client: Client, controller: String) -> Self {
         let instance = std::env::var("HOSTNAME").unwrap_or_else(|_| controller.clone());
@@ -74,11 +134,12 @@ impl Recorder {
             client,
             controller,
             instance,
-            published: Mutex::default(),
+            state: Mutex::default(),
         }
     }
 
-    /// Publishes `event` about `regarding`: a new Event, or the next of its series.
+    /// Publishes `event` about `regarding`: a new Event, or the next of its series; nothing if
+    /// the object had too many Events of its type lately (the spam filter).
     pub(crate) async fn publish(
         &self,
         event: &Event,
@@ -86,64 +147,78 @@ impl Recorder {
     ) -> Result<(), kube::Error> {
         let now = Timestamp::now();
         let key = Key::of(event, regarding);
-        let (key, repeat) = {
-            let mut published = self.published();
-            published.retain(|_, p| p.last + SERIES_TTL > now);
-            match published.get(&key) {
-                Some(series) => (key, Some(series.clone())),
-                None => {
-                    let similar = published.iter().filter(|(other, _)| other.is_like(&key));
-                    let similar: Vec<_> = similar.collect();
-                    let last = similar.iter().max_by_key(|(_, series)| series.last);
-                    match last {
-                        Some((last, series)) if similar.len() >= MAX_NOTES => {
-                            ((*last).clone(), Some((*series).clone()))
-                        }
-                        _ => (key, None),
-                    }
-                }
-            }
+        let Some((slot, plan)) = self.state().plan(&key, now) else {
+            debug!(
+                reason = event.reason,
+                "too many Events about the object: dropped"
+            );
+            return Ok(());
         };
-        if let Some(mut series) = repeat {
-            series.count += 1;
-            series.last = now;
-            let api: Api<KubeEvent> = Api::namespaced(self.client.clone(), &series.namespace);
-            let patch =
-                json!({"series": {"count": series.count, "lastObservedTime": MicroTime(now)}});
-            match api
-                .patch(&series.name, &PatchParams::default(), &Patch::Merge(&patch))
-                .await
-            {
-                Ok(_) => {
-                    self.published().insert(key, series);
-                    return Ok(());
+        let (note, count) = match plan {
+            Plan::Repeat(mut series) => {
+                series.count += 1;
+                series.last = now;
+                match self.count_repeat(&series).await {
+                    Ok(()) => {
+                        self.state().record(slot, series);
+                        return Ok(());
+                    }
+                    // Deleted meanwhile (Events expire): a new Event starts the series again.
+                    Err(kube::Error::Api(status)) if status.is_not_found() => (slot.note(&key), 1),
+                    Err(error) => return Err(error),
                 }
-                // Deleted meanwhile (Events expire): the next one starts a new series.
-                Err(kube::Error::Api(status)) if status.is_not_found() => {}
-                Err(error) => return Err(error),
             }
-        }
-        let new = self.new_event(event, regarding, now);
+            Plan::New { note, count } => (note, count),
+        };
+        let new = self.new_event(event, note, count, regarding, now);
         let namespace = new.metadata.namespace.clone().unwrap_or_default();
         let api: Api<KubeEvent> = Api::namespaced(self.client.clone(), &namespace);
         api.create(&PostParams::default(), &new).await?;
         let published = Published {
             name: new.metadata.name.unwrap_or_default(),
             namespace,
-            count: 1,
+            count,
             last: now,
         };
-        self.published().insert(key, published);
+        self.state().record(slot, published);
         Ok(())
     }
 
-    fn new_event(&self, event: &Event, regarding: &ObjectReference, now: Timestamp) -> KubeEvent {
+    /// Counts one more Event in `series` (as it is after this one).
+    async fn count_repeat(&self, series: &Published) -> Result<(), kube::Error> {
+        let api: Api<KubeEvent> = Api::namespaced(self.client.clone(), &series.namespace);
+        let patch = json!({"series": {
+            "count": series.count,
+            "lastObservedTime": MicroTime(series.last),
+        }});
+        api.patch(&series.name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map(drop)
+    }
+
+    fn new_event(
+        &self,
+        event: &Event,
+        note: Option<String>,
+        count: i32,
+        regarding: &ObjectReference,
+        now: Timestamp,
+    ) -> KubeEvent {
         // The object's namespace; a cluster-scoped object's Events go to `default`.
         let namespace = regarding
             .namespace
             .clone()
             .unwrap_or_else(|| "default".into());
         let name = regarding.name.as_deref().unwrap_or(&self.controller);
+        let note = note.map(|mut note| {
+            shorten_note(&mut note);
+            note
+        });
+        // A series counts 2 Events or more (the API server refuses less).
+        let series = (count > 1).then_some(EventSeries {
+            count,
+            last_observed_time: MicroTime(now),
+        });
         KubeEvent {
             metadata: ObjectMeta {
                 name: Some(format!("{name}.{:x}", now.as_nanosecond())),
@@ -154,7 +229,8 @@ impl Recorder {
             type_: Some(type_name(event.type_).to_owned()),
             reason: Some(event.reason.clone()),
             action: Some(event.action.clone()),
-            note: event.note.clone(),
+            note,
+            series,
             regarding: Some(regarding.clone()),
             related: event.secondary.clone(),
             reporting_controller: Some(self.controller.clone()),
@@ -163,22 +239,112 @@ impl Recorder {
         }
     }
 
-    fn published(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Published>> {
+    fn state(&self) -> MutexGuard<'_, State> {
         // Only a cache: a panic while it was held leaves it usable.
-        self.published
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
+impl State {
+    /// What to do with the Event of `key` at `now`, and where to remember it; `None` if the
+    /// spam filter drops it.
+    fn plan(&mut self, key: &Key, now: Timestamp) -> Option<(Slot, Plan)> {
+        let instant = tokio::time::Instant::now();
+        self.published.retain(|_, p| p.last + SERIES_TTL > now);
+        self.combined.retain(|_, (_, p)| p.last + SERIES_TTL > now);
+        // A full bucket is what a new one would be.
+        self.spam.retain(|_, bucket| !bucket.is_full(instant));
+        let refill = 1.0 / SPAM_REFILL.as_secs_f64();
+        let bucket = self
+            .spam
+            .entry((key.regarding.clone(), key.type_))
+            .or_insert_with(|| TokenBucket::new(refill, SPAM_BURST, instant));
+        if !bucket.try_take(instant) {
+            return None;
+        }
+
+        let similar = key.without_note();
+        if let Some((note, series)) = self.combined.get(&similar) {
+            let plan = if *note == key.note {
+                Plan::Repeat(series.clone())
+            } else {
+                Plan::New {
+                    note: combined_note(key.note.as_deref()),
+                    count: series.count + 1,
+                }
+            };
+            return Some((Slot::Combined(similar, key.note.clone()), plan));
+        }
+        if let Some(series) = self.published.get(key) {
+            return Some((Slot::Plain(key.clone()), Plan::Repeat(series.clone())));
+        }
+        let notes = self.published.keys().filter(|other| other.is_like(key));
+        if notes.count() >= MAX_NOTES {
+            let plan = Plan::New {
+                note: combined_note(key.note.as_deref()),
+                count: 1,
+            };
+            return Some((Slot::Combined(similar, key.note.clone()), plan));
+        }
+        let plan = Plan::New {
+            note: key.note.clone(),
+            count: 1,
+        };
+        Some((Slot::Plain(key.clone()), plan))
+    }
+
+    /// Remembers `published` in `slot`.
+    fn record(&mut self, slot: Slot, published: Published) {
+        match slot {
+            Slot::Plain(key) => {
+                self.published.insert(key, published);
+            }
+            Slot::Combined(similar, note) => {
+                self.combined.insert(similar, (note, published));
+            }
+        }
+    }
+}
+
+impl Slot {
+    /// The note of a new Event in this slot for an Event of `key`.
+    fn note(&self, key: &Key) -> Option<String> {
+        match self {
+            Slot::Plain(_) => key.note.clone(),
+            Slot::Combined(..) => combined_note(key.note.as_deref()),
+        }
+    }
+}
+
+/// The note of a combined Event whose newest note is `note`.
+fn combined_note(note: Option<&str>) -> Option<String> {
+    Some(format!("{COMBINED}{}", note.unwrap_or_default()))
+}
+
 impl Key {
+    /// This key without its note: what Events alike but for their note share.
+    fn without_note(&self) -> Key {
+        Key {
+            note: None,
+            ..self.clone()
+        }
+    }
+
     /// Whether `other` is the same kind of Event about the same object, whatever its note.
     fn is_like(&self, other: &Key) -> bool {
-        let without_note = |key: &Key| Key {
-            note: None,
-            ..key.clone()
-        };
-        without_note(self) == without_note(other)
+        (
+            self.type_,
+            &self.reason,
+            &self.action,
+            &self.regarding,
+            &self.related,
+        ) == (
+            other.type_,
+            &other.reason,
+            &other.action,
+            &other.regarding,
+            &other.related,
+        )
     }
 
     fn of(event: &Event, regarding: &ObjectReference) -> Self {
@@ -252,9 +418,60 @@ mod tests {
 
     const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
 
-    /// Past MAX_NOTES different notes, new ones join the last Event's series.
+    /// Past MAX_NOTES different notes, the newest note is still what `kubectl events` shows:
+    /// client-go's aggregator writes it as "(combined from similar events): <note>".
     #[tokio::test]
-    async fn notes_that_keep_changing_end_in_one_series() {
+    async fn combined_events_show_the_newest_note() {
+        let (client, mut server) = mock_client();
+        let recorder = Recorder::new(client, "test-operator".into());
+        let regarding = ObjectReference {
+            name: Some("w".into()),
+            namespace: Some("default".into()),
+            ..ObjectReference::default()
+        };
+        let server = tokio::spawn(async move {
+            for _ in 0..MAX_NOTES {
+                server.echo(Method::POST, EVENTS).await;
+            }
+            // What the two notes past MAX_NOTES became: the method, note and series count.
+            let mut seen = Vec::new();
+            for _ in 0..2 {
+                let (method, body) = server.answer(|_, _, body| (200, body.clone())).await;
+                seen.push((
+                    method,
+                    body["note"].clone(),
+                    body["series"]["count"].clone(),
+                ));
+            }
+            seen
+        });
+        for request in 0..MAX_NOTES + 2 {
+            let event = failure("Failed", format!("request {request} failed"));
+            recorder
+                .publish(&event, &regarding)
+                .await
+                .expect("published");
+            // Distinct Event names: they are made of the time in nanoseconds.
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        let seen = server.await.expect("the API server's script");
+        let combined = |n: usize| format!("(combined from similar events): request {n} failed");
+        assert_eq!(
+            seen,
+            [
+                (Method::POST, Value::from(combined(MAX_NOTES)), Value::Null),
+                (
+                    Method::POST,
+                    Value::from(combined(MAX_NOTES + 1)),
+                    Value::from(2)
+                ),
+            ]
+        );
+    }
+
+    /// A repeat of the newest combined note counts in its Event's series.
+    #[tokio::test]
+    async fn a_repeat_of_the_newest_combined_note_joins_its_series() {
         let (client, mut server) = mock_client();
         let recorder = Recorder::new(client, "test-operator".into());
         let regarding = ObjectReference {
@@ -264,33 +481,91 @@ mod tests {
         };
         let server = tokio::spawn(async move {
             let mut last = Value::Null;
-            for _ in 0..MAX_NOTES {
+            for _ in 0..=MAX_NOTES {
                 last = server.echo(Method::POST, EVENTS).await;
             }
             let name = last["metadata"]["name"]
                 .as_str()
                 .expect("a name")
                 .to_owned();
-            let folded = server
-                .expect(
-                    Method::PATCH,
-                    &format!("{EVENTS}/{name}"),
-                    200,
-                    last.clone(),
-                )
-                .await;
-            assert_eq!(folded["series"]["count"], 2);
+            let path = format!("{EVENTS}/{name}");
+            let repeat = server.expect(Method::PATCH, &path, 200, last.clone()).await;
+            assert_eq!(repeat["series"]["count"], 2);
         });
-        for request in 0..=MAX_NOTES {
+        for request in (0..=MAX_NOTES).chain([MAX_NOTES]) {
             let event = failure("Failed", format!("request {request} failed"));
             recorder
                 .publish(&event, &regarding)
                 .await
                 .expect("published");
-            // Distinct Event names: they are made of the time in nanoseconds.
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
         server.await.expect("the API server's script");
+    }
+
+    /// An object gets SPAM_BURST Events of a type at once; the next one is dropped, as
+    /// client-go's spam filter drops it, until its bucket refills.
+    #[tokio::test]
+    async fn an_objects_events_past_the_burst_are_dropped() {
+        let (client, mut server) = mock_client();
+        let recorder = Recorder::new(client, "test-operator".into());
+        let regarding = ObjectReference {
+            name: Some("w".into()),
+            namespace: Some("default".into()),
+            uid: Some("u-1".into()),
+            ..ObjectReference::default()
+        };
+        let server = tokio::spawn(async move {
+            let mut requests = 0;
+            let answer = |_: &Method, _: &str, body: &Value| (200, body.clone());
+            while server
+                .try_answer(std::time::Duration::from_millis(500), answer)
+                .await
+                .is_some()
+            {
+                requests += 1;
+            }
+            requests
+        });
+        // The same failure over and over: one Event, then repeats counted in its series.
+        let event = failure("Failed", "the backend answered 500".into());
+        for _ in 0..=SPAM_BURST {
+            recorder
+                .publish(&event, &regarding)
+                .await
+                .expect("published");
+        }
+        // Another object has a bucket of its own.
+        let other = ObjectReference {
+            name: Some("v".into()),
+            uid: Some("u-2".into()),
+            ..regarding.clone()
+        };
+        recorder.publish(&event, &other).await.expect("published");
+        let requests = server.await.expect("the API server's script");
+        assert_eq!(requests, SPAM_BURST + 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_spam_filter_refills_one_event_every_five_minutes() {
+        let mut state = State::default();
+        let regarding = ObjectReference {
+            name: Some("w".into()),
+            ..ObjectReference::default()
+        };
+        let key = Key::of(&failure("Failed", "x".into()), &regarding);
+        let now = Timestamp::now();
+        for _ in 0..SPAM_BURST {
+            assert!(state.plan(&key, now).is_some());
+        }
+        assert!(state.plan(&key, now).is_none());
+        tokio::time::advance(SPAM_REFILL).await;
+        assert!(state.plan(&key, now).is_some());
+        assert!(state.plan(&key, now).is_none());
+        // A Warning flood leaves room for a Normal Event.
+        let mut normal = failure("Done", "y".into());
+        normal.type_ = EventType::Normal;
+        assert!(state.plan(&Key::of(&normal, &regarding), now).is_some());
     }
 
     /// A repeat is counted in the first Event's series; a changed note is a new Event.
@@ -344,5 +619,55 @@ mod tests {
         let mut short = "fine".to_owned();
         shorten_note(&mut short);
         assert_eq!(short, "fine");
+    }
+}
+
+/// Against a real kube-apiserver and etcd (envtest).
+#[cfg(all(test, feature = "testing"))]
+mod envtests {
+    use super::*;
+    use crate::envtest::{ControlPlane, NAMESPACE};
+
+    /// On kube-apiserver, which refuses a changed note and a series of fewer than 2: past
+    /// MAX_NOTES notes, the newest Event shows the newest note, with the count of the Events
+    /// combined.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn the_newest_event_shows_the_newest_note() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        let recorder = Recorder::new(client.clone(), "test-operator".into());
+        let regarding = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("ConfigMap".into()),
+            name: Some("w".into()),
+            namespace: Some(NAMESPACE.into()),
+            uid: Some("u-1".into()),
+            ..ObjectReference::default()
+        };
+        let notes = (0..MAX_NOTES + 2)
+            .map(|n| format!("request {n} failed"))
+            .chain([format!("request {} failed", MAX_NOTES + 1)]);
+        for note in notes {
+            let event = failure("Failed", note);
+            recorder
+                .publish(&event, &regarding)
+                .await
+                .expect("published");
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        let events: Api<KubeEvent> = Api::namespaced(client, NAMESPACE);
+        let mut events = events
+            .list(&Default::default())
+            .await
+            .expect("a list")
+            .items;
+        events.sort_by_key(|event| event.event_time.as_ref().map(|time| time.0));
+        assert_eq!(events.len(), MAX_NOTES + 2);
+        let newest = events.last().expect("an Event");
+        let combined = format!("{COMBINED}request {} failed", MAX_NOTES + 1);
+        assert_eq!(newest.note.as_deref(), Some(combined.as_str()));
+        // The two notes past MAX_NOTES, and the newest once more.
+        assert_eq!(newest.series.as_ref().map(|series| series.count), Some(3));
     }
 }

@@ -55,6 +55,8 @@ mod metrics_auth;
 pub mod namespaces;
 pub mod owned;
 mod process_metrics;
+mod queue_metrics;
+mod rate_limit;
 pub mod rbac;
 pub mod role;
 mod runnable;

@@ -77,12 +77,21 @@ use crate::leader_election::{self, LeaderElection};
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::namespaces::Namespaces;
+use crate::rate_limit::ClientRateLimitLayer;
 use crate::runnable::{self, Failures};
 use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
 use crate::{Context, Operator, WatchScope, error_chain, webhook};
 
-/// The manager's flags: those of kubebuilder projects.
+/// --kube-api-qps by default: controller-runtime's manager's (client-go's own is 5).
+pub(crate) const KUBE_API_QPS: f32 = 20.0;
+
+/// --kube-api-burst by default: controller-runtime's manager's (client-go's own is 10).
+pub(crate) const KUBE_API_BURST: u32 = 30;
+
+/// The manager's flags: those of kubebuilder projects, and the client-side rate limit that
+/// controller-runtime sets in code (`--kube-api-qps`, `--kube-api-burst`, as Cluster API's
+/// managers name them).
 #[derive(Parser, Debug)]
 pub struct Flags {
     /// Address the /metrics endpoint binds to: "host:port", ":port" (":8443" is every
@@ -149,6 +158,17 @@ pub struct Flags {
     #[arg(long)]
     pub leader_elect: bool,
 
+    /// The most requests a second the controllers send to the API server, their reconciles,
+    /// watches and Events together, past --kube-api-burst: client-go's client-side limit, 20
+    /// as controller-runtime's manager sets it; 0 for no limit. Leader election has its own.
+    #[arg(long, default_value_t = KUBE_API_QPS, value_name = "QPS")]
+    pub kube_api_qps: f32,
+
+    /// How many requests the controllers may send at once before --kube-api-qps paces them
+    /// (controller-runtime's manager: 30).
+    #[arg(long, default_value_t = KUBE_API_BURST, value_name = "REQUESTS")]
+    pub kube_api_burst: u32,
+
     /// Log format; the level is set by RUST_LOG (default "info").
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -206,7 +226,7 @@ pub struct Manager {
 
 /// What a project adds to its manager.
 #[derive(Default)]
-struct Extensions {
+pub(crate) struct Extensions {
     runnables: Vec<Runnable>,
     metrics: Vec<RegisterMetrics>,
 }
@@ -269,13 +289,13 @@ impl Manager {
         // Connect before logging starts: kube's HTTP layer logs failed requests too, and an
         // unreachable cluster should give one clear error line.
         let metrics = Metrics::default();
-        let (client, version) = match connect(&metrics).await {
+        let (clients, version) = match connect(&metrics, &flags).await {
             Ok(connected) => connected,
             Err(error) => return fail(&error),
         };
         init_logging(flags.log_format);
         info!(version, "connected to the Kubernetes API server");
-        match manage(operator, flags, client, metrics, extensions).await {
+        match manage(operator, flags, clients, metrics, extensions).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => fail(&error),
         }
@@ -318,13 +338,13 @@ fn init_logging(format: LogFormat) {
 async fn manage(
     operator: &'static Operator,
     flags: Flags,
-    client: Client,
+    clients: Clients,
     metrics: Metrics,
     extensions: Extensions,
 ) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     cancel_on_signal(shutdown.clone())?;
-    manage_until(operator, flags, client, metrics, extensions, shutdown).await
+    manage_until(operator, flags, clients, metrics, extensions, shutdown).await
 }
 
 /// [`manage`], until `shutdown` is cancelled, or a controller or a runnable fails (which
@@ -333,14 +353,18 @@ async fn manage(
 /// reconcile that is draining still needs the webhooks (removing a finalizer is an update that
 /// the API server sends them) and the probes, as in controller-runtime, which stops its
 /// runnables in the same order.
-async fn manage_until(
+pub(crate) async fn manage_until(
     operator: &'static Operator,
     flags: Flags,
-    client: Client,
+    clients: impl Into<Clients>,
     metrics: Metrics,
     extensions: Extensions,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
+    let Clients {
+        controllers: client,
+        manager: own_client,
+    } = clients.into();
     // Cancelled once the controllers and the leader's runnables have stopped.
     let replicas_shutdown = CancellationToken::new();
     let _stop_replicas = replicas_shutdown.clone().drop_guard();
@@ -390,7 +414,7 @@ async fn manage_until(
         .with_state(registry);
     if let Some(listener) = bind("metrics", &flags.metrics_bind_address).await? {
         if flags.metrics_secure {
-            let auth = MetricsAuth::new(client.clone());
+            let auth = MetricsAuth::new(own_client.clone());
             let metrics =
                 metrics.layer(middleware::from_fn_with_state(auth, metrics_auth::require));
             let certificate = tls::certificate(
@@ -463,7 +487,7 @@ async fn manage_until(
     let mut stuck = None;
     let mut leadership = None;
     let elected = if flags.leader_elect {
-        let election = leader_election(operator, &client)?;
+        let election = leader_election(operator, &own_client)?;
         // None: stopped while waiting.
         leadership = election.acquire(&shutdown).await;
         leadership.is_some()
@@ -579,9 +603,81 @@ async fn bind(what: &str, address: &BindAddress) -> anyhow::Result<Option<TcpLis
         .with_context(|| format!("cannot serve {what} on {address:?}"))
 }
 
-/// Connects to the API server, returning its version; the client's requests are counted in
+/// The manager's clients of the API server.
+pub(crate) struct Clients {
+    /// The controllers' (their reconciles, watches and Events, and the project's runnables'):
+    /// paced by --kube-api-qps and --kube-api-burst.
+    pub(crate) controllers: Client,
+    /// The manager's own (leader election, the metrics server's authentication), which no
+    /// load of the controllers delays: a Lease renewal that waits behind a thousand reconciles
+    /// loses the Lease. client-go gives leader election a rate limit of its own the same way.
+    pub(crate) manager: Client,
+}
+
+/// One client for both, as the tests give a mocked one.
+impl From<Client> for Clients {
+    fn from(client: Client) -> Self {
+        Self {
+            controllers: client.clone(),
+            manager: client,
+        }
+    }
+}
+
+impl Clients {
+    /// The clients of the API server of `config`, the controllers' limited by `flags`; their
+    /// requests are counted in `metrics`.
+    pub(crate) fn new(config: &Config, metrics: &Metrics, flags: &Flags) -> anyhow::Result<Self> {
+        let limit = ClientRateLimitLayer::new(flags.kube_api_qps, flags.kube_api_burst);
+        Ok(Self {
+            controllers: controllers_client(config.clone(), metrics, limit)?,
+            manager: client(config.clone(), metrics)?,
+        })
+    }
+}
+
+/// The controllers' client of the API server of `config`, with `limit` (none: no limit); its
+/// requests are counted in `metrics`.
+///
+/// kube retries a request answered 429, 503 or 504 inside the client, up to 15 times over
+/// minutes, holding the reconcile (with one worker, the controller) and past the rate limit,
+/// which sees one request. Here it does not: the reconcile fails and is retried as any
+/// failure is, after the object's backoff and within the controller's retry budget
+/// ([`crate::controller::RETRY_QPS`]), and a watch after the watcher's backoff, so that an API
+/// server that asks for less gets less. (client-go resends such a request only when the
+/// answer says `Retry-After`, through its rate limiter, up to 10 times.)
+pub(crate) fn controllers_client(
+    mut config: Config,
+    metrics: &Metrics,
+    limit: Option<ClientRateLimitLayer>,
+) -> anyhow::Result<Client> {
+    config.default_retry = false;
+    client_with(config, metrics, limit)
+}
+
+/// A client of the API server of `config`, with `limit` (none: no limit); its requests are
+/// counted in `metrics`, and each but a watch has a deadline ([`REQUEST_TIMEOUT`]).
+fn client_with(
+    config: Config,
+    metrics: &Metrics,
+    limit: Option<ClientRateLimitLayer>,
+) -> anyhow::Result<Client> {
+    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
+    let builder = ClientBuilder::try_from(config)
+        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
+        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT))
+        // Outside the deadline, so that a request that ran into it is counted (as `<error>`).
+        .with_layer(&counted);
+    // Counted as they are sent: after the wait for their turn, which the deadline leaves out.
+    Ok(match limit {
+        Some(limit) => builder.with_layer(&limit).build(),
+        None => builder.build(),
+    })
+}
+
+/// Connects to the API server, returning its version; the clients' requests are counted in
 /// `metrics`. A configuration or connection problem is reported in one line.
-async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
+async fn connect(metrics: &Metrics, flags: &Flags) -> anyhow::Result<(Clients, String)> {
     const HINT: &str = "is KUBECONFIG set / is the cluster running?";
     let config = Config::infer().await.map_err(|error| {
         anyhow!(
@@ -589,14 +685,14 @@ async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
             error_chain(&error)
         )
     })?;
-    let client = client(config, metrics)?;
-    let version = client.apiserver_version().await.map_err(|error| {
+    let clients = Clients::new(&config, metrics, flags)?;
+    let version = clients.manager.apiserver_version().await.map_err(|error| {
         anyhow!(
             "cannot reach the Kubernetes API server: {}; {HINT}",
             error_chain(&error)
         )
     })?;
-    Ok((client, version.git_version))
+    Ok((clients, version.git_version))
 }
 
 /// How long the controllers (their reconciles under way) and the leader's runnables have to
@@ -620,17 +716,10 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 /// client-go's dialer.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(70);
 
-/// The manager's client of the API server described by `config`; its requests are counted in
-/// `metrics`.
+/// The manager's own client of the API server described by `config` (see [`Clients`]),
+/// without a rate limit; its requests are counted in `metrics`.
 pub(crate) fn client(config: Config, metrics: &Metrics) -> anyhow::Result<Client> {
-    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
-    let client = ClientBuilder::try_from(config)
-        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
-        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT))
-        // Outside the deadline, so that a request that ran into it is counted (as `<error>`).
-        .with_layer(&counted)
-        .build();
-    Ok(client)
+    client_with(config, metrics, None)
 }
 
 /// The error of a controller that could not start, with a hint for the usual causes.
@@ -709,7 +798,8 @@ async fn wait_until_stopped(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, Instant};
 
     use futures::StreamExt;
     use k8s_openapi::api::core::v1::ConfigMap;
@@ -720,6 +810,95 @@ mod tests {
     use tokio::time::timeout;
 
     use super::*;
+
+    /// An API server at the returned address that answers every request with `status` and a
+    /// Status body; counts the requests.
+    async fn api_server(status: u16) -> (std::net::SocketAddr, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let address = listener.local_addr().expect("its address");
+        let requests = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&requests);
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let counted = Arc::clone(&counted);
+                tokio::spawn(async move {
+                    let reason = if status == 404 {
+                        "NotFound"
+                    } else {
+                        "TooManyRequests"
+                    };
+                    let body = format!(
+                        r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","code":{status},"reason":"{reason}"}}"#
+                    );
+                    let answer = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n\
+                         Retry-After: 1\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let mut request = Vec::new();
+                    let mut buffer = [0; 4096];
+                    // Each request (a GET: headers alone), on a kept-alive connection.
+                    while let Ok(read @ 1..) = stream.read(&mut buffer).await {
+                        request.extend_from_slice(&buffer[..read]);
+                        while let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                            request.drain(..end + 4);
+                            counted.fetch_add(1, Ordering::Relaxed);
+                            if stream.write_all(answer.as_bytes()).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        (address, requests)
+    }
+
+    fn config_of(address: std::net::SocketAddr) -> Config {
+        Config::new(format!("http://{address}").parse().expect("a URL"))
+    }
+
+    /// An API server that answers 429 asks for less: the controllers' client does not send
+    /// the request again by itself (kube's default resends it up to 15 times); the reconcile
+    /// fails and is retried within the controller's limits.
+    #[tokio::test]
+    async fn the_controllers_client_does_not_resend_a_request_answered_429() {
+        let (address, requests) = api_server(429).await;
+        let client = controllers_client(config_of(address), &Metrics::default(), None);
+        let configmaps: Api<ConfigMap> = Api::default_namespaced(client.expect("a client"));
+        let answer = tokio::time::timeout(Duration::from_secs(60), configmaps.get("x")).await;
+        answer.expect("an answer").expect_err("429");
+        assert_eq!(requests.load(Ordering::Relaxed), 1);
+    }
+
+    /// The controllers' requests wait for their turn past --kube-api-burst; the manager's own
+    /// (the Lease) do not wait behind them.
+    #[tokio::test]
+    async fn the_controllers_requests_are_paced_and_the_managers_are_not() {
+        let (address, requests) = api_server(404).await;
+        let flags = Flags::parse_from(["manager", "--kube-api-qps=20", "--kube-api-burst=5"]);
+        let clients = Clients::new(&config_of(address), &Metrics::default(), &flags);
+        let clients = clients.expect("the clients");
+        let get_all = |client: Client| async move {
+            let configmaps: Api<ConfigMap> = Api::default_namespaced(client);
+            let started = Instant::now();
+            let gets = (0..15).map(|n| {
+                let configmaps = configmaps.clone();
+                async move { configmaps.get_opt(&format!("c{n}")).await }
+            });
+            for got in futures::future::join_all(gets).await {
+                got.expect("answered 404");
+            }
+            started.elapsed()
+        };
+        // 5 at once, then 10 at 20 a second: 0.5 s at least.
+        let paced = get_all(clients.controllers.clone()).await;
+        assert!(paced >= Duration::from_millis(450), "{paced:?}");
+        // The controllers' bucket is empty now: the manager's requests do not wait for it.
+        let own = get_all(clients.manager.clone()).await;
+        assert!(own < paced, "{own:?} (the controllers': {paced:?})");
+        assert_eq!(requests.load(Ordering::Relaxed), 30);
+    }
 
     /// An API server at the returned address that accepts connections, writes `answer` on
     /// each, and then never writes anything again: one that hangs, or a watch with no events.

@@ -9,14 +9,14 @@
 //!   `controller_runtime_reconcile_panics_total{controller}`,
 //!   `controller_runtime_reconcile_time_seconds{controller}` (controller-runtime's buckets),
 //!   `controller_runtime_active_workers{controller}`,
-//!   `controller_runtime_max_concurrent_reconciles{controller}` (0: no limit, kube-runtime's
-//!   default);
+//!   `controller_runtime_max_concurrent_reconciles{controller}` (1 unless the reconciler sets
+//!   it; 0: no limit);
+//! - `workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`,
+//!   `workqueue_work_duration_seconds`, `workqueue_unfinished_work_seconds`,
+//!   `workqueue_longest_running_processor_seconds`, `workqueue_retries_total`, all
+//!   `{name,controller}` (see `queue_metrics`: what the queue is here);
 //! - `rest_client_requests_total{code,method,host}` (see `client_metrics`);
 //! - `process_*` (see `process_metrics`).
-//!
-//! Not exported: controller-runtime's `workqueue_*` metrics. kube-runtime's scheduler has no
-//! hooks for its queue's depth, adds or waiting times, and a figure that cannot be measured is
-//! better absent than made up.
 
 use std::time::Duration;
 
@@ -29,6 +29,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use crate::client_metrics::RequestCounters;
 use crate::process_metrics::ProcessMetrics;
+use crate::queue_metrics::QueueMetrics;
 
 /// controller-runtime's buckets for reconcile times, in seconds.
 const RECONCILE_TIME_BUCKETS: [f64; 23] = [
@@ -45,6 +46,8 @@ pub(crate) struct Metrics {
     reconcile_time: Family<ControllerLabels, Histogram>,
     active_workers: Family<ControllerLabels, Gauge>,
     max_concurrent: Family<ControllerLabels, Gauge>,
+    /// The controllers' queues in front of their workers.
+    pub(crate) queue: QueueMetrics,
     /// The API requests of the operator's client.
     pub(crate) requests: RequestCounters,
 }
@@ -90,6 +93,7 @@ impl Default for Metrics {
             reconcile_time: Family::new_with_constructor(|| Histogram::new(RECONCILE_TIME_BUCKETS)),
             active_workers: Family::default(),
             max_concurrent: Family::default(),
+            queue: QueueMetrics::default(),
             requests: RequestCounters::default(),
         }
     }
@@ -183,6 +187,7 @@ impl Metrics {
             "Number of HTTP requests, partitioned by status code, method, and host.",
             self.requests.clone(),
         );
+        self.queue.register(&mut registry);
         registry.register_collector(Box::new(ProcessMetrics::new()));
         registry
     }
@@ -203,6 +208,7 @@ impl Metrics {
         self.max_concurrent
             .get_or_create(&labels)
             .set(i64::from(max_concurrent));
+        self.queue.init(controller);
     }
 
     /// A reconcile of `controller` starts: counted as an active worker until the guard drops.

@@ -217,10 +217,21 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
         "controller_runtime_reconcile_time_seconds_bucket",
         "controller_runtime_active_workers",
         "rest_client_requests_total",
+        // The work queue's, as kubebuilder's dashboard reads them (runtime/src/queue_metrics.rs;
+        // its envtest scrapes them from a running manager).
+        "workqueue_depth",
+        "workqueue_adds_total",
+        "workqueue_queue_duration_seconds_bucket",
+        "workqueue_work_duration_seconds_bucket",
+        "workqueue_unfinished_work_seconds",
+        "workqueue_longest_running_processor_seconds",
+        "workqueue_retries_total",
     ] {
         assert!(exprs.contains(metric), "no {metric} in the dashboard");
     }
     assert!(read(&dir, "runtime/src/metrics.rs").contains("\"controller_runtime_active_workers\""));
+    let queue = read(&dir, "runtime/src/queue_metrics.rs");
+    assert!(queue.contains("\"workqueue_depth\"") && queue.contains("\"workqueue_adds\""));
     assert!(read(&dir, "PROJECT").contains("grafana.rbuilder.io/v1-alpha: {}"));
 
     // The user's own metrics get a dashboard, which alpha generate reproduces.

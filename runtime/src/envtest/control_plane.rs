@@ -30,7 +30,7 @@ use tokio_rustls::TlsConnector;
 use super::assets::Assets;
 use super::certs::{self, Ca};
 use super::process::Process;
-use crate::e2e::http_get;
+use crate::e2e::{http_get, http_post};
 use crate::error_chain;
 
 /// How long etcd and the API server may take to become ready. Generous: tests start control
@@ -64,6 +64,8 @@ pub struct ControlPlane {
     etcd: Process,
     kubeconfig: Kubeconfig,
     server: String,
+    /// etcd's client address.
+    etcd_address: SocketAddr,
     ca: Ca,
     dir: Folder,
     _permit: SemaphorePermit<'static>,
@@ -73,11 +75,17 @@ impl ControlPlane {
     /// Starts etcd and kube-apiserver from `KUBEBUILDER_ASSETS` (see [`super`]) and waits until
     /// the API server is ready and has made the `default` namespace.
     pub async fn start() -> anyhow::Result<Self> {
+        Self::start_with(&[]).await
+    }
+
+    /// [`start`](Self::start), with `apiserver_flags` added to the API server's (e.g.
+    /// `--watch-cache=false`, so that watches read etcd, whose compaction then expires them).
+    pub async fn start_with(apiserver_flags: &[&str]) -> anyhow::Result<Self> {
         let assets = Assets::find()?;
         let mut attempt = 1;
         loop {
             let permit = concurrent_control_planes().acquire().await?;
-            match Self::start_once(&assets, permit).await {
+            match Self::start_once(&assets, permit, apiserver_flags).await {
                 Err(Start::PortTaken(_)) if attempt < START_ATTEMPTS => attempt += 1,
                 Err(Start::PortTaken(error) | Start::Failed(error)) => return Err(error),
                 Ok(plane) => return Ok(plane),
@@ -85,7 +93,11 @@ impl ControlPlane {
         }
     }
 
-    async fn start_once(assets: &Assets, permit: SemaphorePermit<'static>) -> Result<Self, Start> {
+    async fn start_once(
+        assets: &Assets,
+        permit: SemaphorePermit<'static>,
+        apiserver_flags: &[&str],
+    ) -> Result<Self, Start> {
         let dir = Folder::new().map_err(Start::Failed)?;
         let ca = Ca::new().map_err(|e| Start::Failed(e.into()))?;
         let files = Files::write(&dir.0, &ca).map_err(Start::Failed)?;
@@ -114,7 +126,7 @@ impl ControlPlane {
 
         let server = format!("https://127.0.0.1:{api_port}");
         let path = |file: &Path| file.display().to_string();
-        let apiserver_args = [
+        let mut apiserver_args = vec![
             format!("--etcd-servers={etcd_url}"),
             "--bind-address=127.0.0.1".to_owned(),
             format!("--secure-port={api_port}"),
@@ -138,6 +150,7 @@ impl ControlPlane {
                 path(&files.service_accounts_key)
             ),
         ];
+        apiserver_args.extend(apiserver_flags.iter().map(|flag| (*flag).to_owned()));
         let log = dir.0.join("kube-apiserver.log");
         let apiserver = Process::spawn(
             "kube-apiserver",
@@ -177,6 +190,7 @@ impl ControlPlane {
             etcd,
             kubeconfig,
             server,
+            etcd_address: health,
             ca,
             dir,
             _permit: permit,
@@ -192,6 +206,24 @@ impl ControlPlane {
     /// is what RBAC grants it.
     pub async fn client_as(&self, user: &str, groups: &[&str]) -> anyhow::Result<Client> {
         Ok(Client::try_from(self.config_as(user, groups).await?)?)
+    }
+
+    /// Compacts etcd's history up to now, as the API server does every 5 minutes: a watch
+    /// that resumes from an older resourceVersion then gets 410 Gone, and lists again (when
+    /// the API server reads watches from etcd: `--watch-cache=false`).
+    pub async fn compact_etcd(&self) -> anyhow::Result<()> {
+        let range = json!({"key": BASE64_STANDARD.encode("/")});
+        let answer = http_post(self.etcd_address, "/v3/kv/range", &range.to_string()).await;
+        let answer: serde_json::Value = serde_json::from_str(&answer.map_err(|e| anyhow!(e))?)?;
+        let revision = answer
+            .pointer("/header/revision")
+            .and_then(serde_json::Value::as_str)
+            .context("no revision in etcd's answer")?;
+        let compact = json!({"revision": revision, "physical": true});
+        http_post(self.etcd_address, "/v3/kv/compaction", &compact.to_string())
+            .await
+            .map_err(|e| anyhow!(e))?;
+        Ok(())
     }
 
     /// The configuration of [`client_as`](Self::client_as).

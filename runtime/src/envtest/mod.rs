@@ -51,9 +51,11 @@ pub use control_plane::ControlPlane;
 
 use crate::checks;
 use crate::context::Scope;
+use crate::manager::{KUBE_API_BURST, KUBE_API_QPS, controllers_client};
 use crate::manifests;
 use crate::metrics::Metrics;
 use crate::namespaces::Namespaces;
+use crate::rate_limit::ClientRateLimitLayer;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
@@ -217,7 +219,10 @@ impl Environment {
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        crate::manager::client(config, &self.metrics)
+        // As the manager makes the controllers' client, with its default rate limit; counted
+        // as the manager counts its requests, for `writes`.
+        let limit = ClientRateLimitLayer::new(KUBE_API_QPS, KUBE_API_BURST);
+        controllers_client(config, &self.metrics, limit)
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"))
     }
 
@@ -413,7 +418,7 @@ pub(crate) async fn create_namespace(client: &Client, name: &str) -> Result<(), 
 
 /// The controllers' and webhooks' logs in the test's output (shown when it fails), at the level
 /// RUST_LOG sets (default: info).
-fn init_logging() {
+pub(crate) fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Only the first test of the process installs it; the others find it in place.

@@ -16,4 +16,4 @@ pub use api_types::ApiTypes;
 pub use article::with_article;
 pub use image::ImageReference;
 pub use names::{ControllerName, Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
-pub use resource::{Flavor, Resource};
+pub use resource::{Flavor, KubebuilderApi, Resource};

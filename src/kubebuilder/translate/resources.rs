@@ -275,7 +275,7 @@ impl Translation {
                 }
             }
         }
-        Some(ResourceEntry {
+        let mut entry = ResourceEntry {
             api: Some(ApiEntry {
                 crd_version: "v1".into(),
                 namespaced: api.namespaced,
@@ -292,7 +292,9 @@ impl Translation {
             short_names: Vec::new(),
             version,
             webhooks: None,
-        })
+        };
+        self.api(&mut entry, name);
+        Some(entry)
     }
 
     /// A Kubernetes built-in type: a controller for it, its webhooks, or both.

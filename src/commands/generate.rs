@@ -335,7 +335,8 @@ fn replay_with(
         for name in entry.named_controllers() {
             let replayed = || -> Result<()> {
                 let replayed = Project::load(output)?;
-                let request = create_api::replay_second_controller(input, &replayed, entry, name)?;
+                let request =
+                    create_api::replay_second_controller(crds_in(entry), &replayed, entry, name)?;
                 let (plan, _) = create_api::plan_request(output, replayed, request)?;
                 plan.apply()
             };

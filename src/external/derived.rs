@@ -87,23 +87,22 @@ impl Attribute {
         }
     }
 
-    /// The attribute's lines at `indent`, as rustfmt leaves them: on one line if it fits,
-    /// else one item a line (a lone list item opens on the first line, as rustfmt overflows
-    /// a last argument).
+    /// The attribute's lines at `indent`, as rustfmt leaves them: on one line if it fits in 100
+    /// columns and each list of two items or more in rustfmt's 70 (`attr_fn_like_width`), else
+    /// one item a line (a lone list item opens on the first line, as rustfmt overflows a last
+    /// argument).
     pub fn lines(&self, indent: &str) -> String {
         let (path, items) = match self {
             Attribute::Verbatim(text) => return format!("{indent}{text}\n"),
             Attribute::Meta { path, items } => (path, items),
         };
         let one_line = format!("{indent}#[{path}({})]", items.join(", "));
-        if one_line.len() <= MAX_WIDTH {
+        if one_line.len() <= MAX_WIDTH && narrow(items) {
             return format!("{one_line}\n");
         }
         let inner = format!("{indent}    ");
         if let [only] = items.as_slice()
-            && let Some((head, rest)) = only.split_once('(')
-            && let Some(args) = rest.strip_suffix(')')
-            && head.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && let Some((head, args)) = nested(only)
         {
             let args = split_top_level(args);
             return format!(
@@ -116,6 +115,29 @@ impl Attribute {
             items.join(&format!(",\n{inner}"))
         )
     }
+}
+
+/// rustfmt's `attr_fn_like_width`: an attribute's list of two items or more that is wider goes
+/// one item a line.
+const ATTR_FN_LIKE_WIDTH: usize = 70;
+
+/// Whether every list of two items or more among `items` (and the lists they hold) is within
+/// [`ATTR_FN_LIKE_WIDTH`].
+fn narrow(items: &[String]) -> bool {
+    (items.len() < 2 || items.join(", ").len() <= ATTR_FN_LIKE_WIDTH)
+        && items
+            .iter()
+            .filter_map(|item| nested(item))
+            .all(|(_, args)| narrow(&split_top_level(args)))
+}
+
+/// `head(args)`, a meta list within a list: its head and arguments.
+fn nested(item: &str) -> Option<(&str, &str)> {
+    let (head, rest) = item.split_once('(')?;
+    let args = rest.strip_suffix(')')?;
+    head.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        .then_some((head, args))
 }
 
 /// The arguments of a meta list, split at its top-level commas (none in a string).
@@ -552,6 +574,53 @@ mod tests {
             "{\"n\": [1, null], \"rule\": r\"a\\b\"}"
         );
         assert_eq!(string_literal("say \"x\\y\""), "r#\"say \"x\\y\"\"#");
+    }
+
+    /// rustfmt leaves the attributes as [`Attribute::lines`] lays them out, for lists and names of
+    /// every length around its limits (100 columns, 70 for a list's items).
+    #[test]
+    fn rustfmt_keeps_the_attributes_as_laid_out() {
+        use std::io::Write as _;
+        use std::process::{Command, Stdio};
+
+        let mut source = String::from("pub struct S {\n");
+        let mut root = String::new();
+        for n in (20..95).step_by(3) {
+            let name = "x".repeat(n);
+            let column = Attribute::meta(
+                "kube",
+                vec![format!(
+                    "printcolumn(name = \"Age\", type_ = \"date\", json_path = \".{name}\")"
+                )],
+            );
+            root.push_str(&column.lines(""));
+            let rename = Attribute::meta("serde", vec![format!("rename = \"{name}\"")]);
+            let with = Attribute::meta(
+                "schemars",
+                vec![
+                    format!("with = \"{name}\""),
+                    "range(min = 1, max = 5)".into(),
+                ],
+            );
+            let pattern = Attribute::meta("schemars", vec![format!("regex(pattern = \"{name}\")")]);
+            for attribute in [rename, with, pattern] {
+                source.push_str(&attribute.lines("    "));
+            }
+            source.push_str(&format!("    pub f{n}: i32,\n"));
+        }
+        source.push_str("}\n");
+        let source = format!("{root}{source}");
+        let mut child = Command::new("rustfmt")
+            .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("rustfmt runs (rustup component add rustfmt)");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(source.as_bytes()).expect("write");
+        drop(stdin);
+        let out = child.wait_with_output().expect("rustfmt");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), source);
     }
 
     #[test]

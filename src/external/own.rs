@@ -101,7 +101,8 @@ impl OwnTypes {
             false => format!("spec:\n{spec}"),
         };
         format!(
-            "apiVersion: {}\nkind: {}\nmetadata:\n  labels:\n    app.kubernetes.io/name: \
+            "# Made by rbuilder from the kind's schema: set its fields as your objects have them.\n\
+             apiVersion: {}\nkind: {}\nmetadata:\n  labels:\n    app.kubernetes.io/name: \
              {project_name}\n    app.kubernetes.io/managed-by: kustomize\n  name: {}-sample\n\
              {spec}",
             self.api_version,

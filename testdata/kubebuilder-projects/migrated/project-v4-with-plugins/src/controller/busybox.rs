@@ -12,8 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Busybox` controller: runs `spec.image` as a Deployment of the same name and
-//! reports the Deployment's state in the status.
+//! The `Busybox` controller: runs the image of the manager's `BUSYBOX_IMAGE` environment
+//! variable as a Deployment of the same name, with `spec.size` replicas (kubebuilder's deploy-image API), and reports the Deployment's state in the
+//! status.
 //!
 //! The Deployment is controlled by its Busybox (a controller owner reference) and
 //! watched, so a Deployment that is deleted, or whose fields set here are edited by hand, is
@@ -31,8 +32,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, ContainerPort, PodSecurityContext, PodSpec, PodTemplateSpec,
-    SeccompProfile, SecurityContext,
+    Capabilities, Container, PodSecurityContext, PodSpec, PodTemplateSpec, SeccompProfile,
+    SecurityContext,
 };
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
@@ -243,6 +244,18 @@ const RESYNC_AFTER: Duration = Duration::from_secs(60 * 60);
 /// cache showed it: by then the cache holds the change.
 const STALE_RETRY: Duration = Duration::from_secs(1);
 
+/// The environment variable of the manager that names the image to run, as kubebuilder's
+/// deploy-image controllers read it (config/manager/manager.yaml sets it).
+const IMAGE_ENV: &str = "BUSYBOX_IMAGE";
+
+/// The image run when the manager's environment has no `IMAGE_ENV` (`make run`, the tests).
+const DEFAULT_IMAGE: &str = "busybox:1.36.1";
+
+/// The image to run: `IMAGE_ENV`'s, else `DEFAULT_IMAGE`.
+pub fn operand_image() -> String {
+    std::env::var(IMAGE_ENV).unwrap_or_else(|_| DEFAULT_IMAGE.to_owned())
+}
+
 /// The user id the container runs as; `None` keeps the image's own (non-root) user. Needed
 /// when the image names its user rather than giving a numeric id, as Kubernetes can only check
 /// a numeric user against `runAsNonRoot`.
@@ -253,9 +266,6 @@ const CONTAINER_COMMAND: &[&str] = &[];
 
 /// The `app.kubernetes.io/name` label of the Deployment and its pods, and the container's name.
 const APP_NAME: &str = "busybox";
-
-/// The name of the container port (at most 15 characters).
-const PORT_NAME: &str = "busybox";
 
 /// Labels the Deployment as this operator's: the controller watches only Deployments with it.
 const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
@@ -385,14 +395,8 @@ pub fn deployment(obj: &v1alpha1::Busybox, manager: &str) -> Result<Deployment, 
         .iter()
         .map(|arg| arg.to_string())
         .collect::<Vec<_>>();
-    let ports = obj.spec.port.map(|port| {
-        vec![ContainerPort {
-            name: Some(PORT_NAME.into()),
-            container_port: port,
-            protocol: Some("TCP".into()),
-            ..ContainerPort::default()
-        }]
-    });
+    // The API has no port: the container declares none.
+    let ports = None;
 
     Ok(Deployment {
         metadata: ObjectMeta {
@@ -404,7 +408,7 @@ pub fn deployment(obj: &v1alpha1::Busybox, manager: &str) -> Result<Deployment, 
         },
         spec: DeploymentSpec {
             // Unset: not applied, so that whoever scales the Deployment owns the field.
-            replicas: obj.spec.replicas,
+            replicas: obj.spec.size,
             selector: LabelSelector {
                 match_labels: Some(selector),
                 ..LabelSelector::default()
@@ -424,7 +428,7 @@ pub fn deployment(obj: &v1alpha1::Busybox, manager: &str) -> Result<Deployment, 
                     }),
                     containers: vec![Container {
                         name: APP_NAME.into(),
-                        image: Some(obj.spec.image.clone()),
+                        image: Some(operand_image()),
                         image_pull_policy: Some("IfNotPresent".into()),
                         command: (!command.is_empty()).then_some(command),
                         ports,
@@ -540,8 +544,6 @@ pub fn status(obj: &v1alpha1::Busybox, deployment: &Deployment) -> v1alpha1::Bus
 
     v1alpha1::BusyboxStatus {
         conditions: vec![available, progressing, degraded],
-        ready_replicas: Some(ready),
-        observed_generation: generation,
     }
 }
 
@@ -582,7 +584,5 @@ fn refused_status(obj: &v1alpha1::Busybox, error: &Error) -> v1alpha1::BusyboxSt
                 generation,
             ),
         ],
-        ready_replicas: None,
-        observed_generation: generation,
     }
 }

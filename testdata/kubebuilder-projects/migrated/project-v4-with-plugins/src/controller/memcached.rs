@@ -12,8 +12,10 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Memcached` controller: runs `spec.image` as a Deployment of the same name and
-//! reports the Deployment's state in the status.
+//! The `Memcached` controller: runs the image of the manager's `MEMCACHED_IMAGE` environment
+//! variable as a Deployment of the same name, with `spec.size` replicas and `spec.containerPort` as
+//! its port (kubebuilder's deploy-image API), and reports the Deployment's state in the
+//! status.
 //!
 //! The Deployment is controlled by its Memcached (a controller owner reference) and
 //! watched, so a Deployment that is deleted, or whose fields set here are edited by hand, is
@@ -243,6 +245,18 @@ const RESYNC_AFTER: Duration = Duration::from_secs(60 * 60);
 /// cache showed it: by then the cache holds the change.
 const STALE_RETRY: Duration = Duration::from_secs(1);
 
+/// The environment variable of the manager that names the image to run, as kubebuilder's
+/// deploy-image controllers read it (config/manager/manager.yaml sets it).
+const IMAGE_ENV: &str = "MEMCACHED_IMAGE";
+
+/// The image run when the manager's environment has no `IMAGE_ENV` (`make run`, the tests).
+const DEFAULT_IMAGE: &str = "memcached:1.6.26-alpine3.19";
+
+/// The image to run: `IMAGE_ENV`'s, else `DEFAULT_IMAGE`.
+pub fn operand_image() -> String {
+    std::env::var(IMAGE_ENV).unwrap_or_else(|_| DEFAULT_IMAGE.to_owned())
+}
+
 /// The user id the container runs as; `None` keeps the image's own (non-root) user. Needed
 /// when the image names its user rather than giving a numeric id, as Kubernetes can only check
 /// a numeric user against `runAsNonRoot`.
@@ -385,7 +399,7 @@ pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment
         .iter()
         .map(|arg| arg.to_string())
         .collect::<Vec<_>>();
-    let ports = obj.spec.port.map(|port| {
+    let ports = Some(obj.spec.container_port).map(|port| {
         vec![ContainerPort {
             name: Some(PORT_NAME.into()),
             container_port: port,
@@ -404,7 +418,7 @@ pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment
         },
         spec: DeploymentSpec {
             // Unset: not applied, so that whoever scales the Deployment owns the field.
-            replicas: obj.spec.replicas,
+            replicas: obj.spec.size,
             selector: LabelSelector {
                 match_labels: Some(selector),
                 ..LabelSelector::default()
@@ -424,7 +438,7 @@ pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment
                     }),
                     containers: vec![Container {
                         name: APP_NAME.into(),
-                        image: Some(obj.spec.image.clone()),
+                        image: Some(operand_image()),
                         image_pull_policy: Some("IfNotPresent".into()),
                         command: (!command.is_empty()).then_some(command),
                         ports,
@@ -540,8 +554,6 @@ pub fn status(obj: &v1alpha1::Memcached, deployment: &Deployment) -> v1alpha1::M
 
     v1alpha1::MemcachedStatus {
         conditions: vec![available, progressing, degraded],
-        ready_replicas: Some(ready),
-        observed_generation: generation,
     }
 }
 
@@ -582,7 +594,5 @@ fn refused_status(obj: &v1alpha1::Memcached, error: &Error) -> v1alpha1::Memcach
                 generation,
             ),
         ],
-        ready_replicas: None,
-        observed_generation: generation,
     }
 }

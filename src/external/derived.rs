@@ -339,8 +339,9 @@ fn description(made: &Map<String, Value>, wanted: &Map<String, Value>) -> (Vec<S
 }
 
 /// The field of type `made` whose schema is to be `wanted`: its doc comment, attributes and
-/// resulting schema. `optional` fields are `Option<made.rust>` (`with` keeps their schema
-/// the type's); `vec_optional`, a list left out when empty (a status's conditions).
+/// resulting schema. `optional`: the schema does not require it; `option`: it is an
+/// `Option<made.rust>` (`with` keeps its schema the type's), where a list left out when empty
+/// (a status's conditions) is not.
 pub fn field(
     made: &Made,
     wanted: &Map<String, Value>,

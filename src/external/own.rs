@@ -23,11 +23,13 @@ use super::render::{self, Root};
 use super::schema::Schema;
 use super::translate::Types;
 
-/// What the types of one version cannot make of its CRD: where (`spec.items`) and why.
+/// What the types of one version cannot make of its CRD: where (`spec.items`), why, and what
+/// to do instead (`{types}` stands for the file of the types).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unexpressed {
     pub path: String,
     pub why: String,
+    pub instead: String,
 }
 
 /// A field of the spec or status, as the templates need to know it.
@@ -126,22 +128,13 @@ pub fn types(crd: &Value, version: &str, path: &str) -> Result<OwnTypes> {
         bail!("the CRD of {kind} has no version {version}");
     };
     let mut unexpressed = Vec::new();
-    let mut not = |path: &str, why: &str| {
-        unexpressed.push(Unexpressed {
-            path: path.to_owned(),
-            why: why.to_owned(),
-        });
-    };
     let mut root = entry["schema"]["openAPIV3Schema"].clone();
     if !root.is_object() {
         bail!("the CRD of {kind} has no schema (openAPIV3Schema) in version {version}");
     }
-    let mut dropped = Vec::new();
-    expressible(&mut root, "", &mut dropped);
-    for (path, why) in dropped {
-        not(&path, &why);
-    }
+    expressible(&mut root, "", &mut unexpressed);
     let root_schema: Schema = serde_json::from_value(root.clone())?;
+    root_checks(&root, &root_schema, &mut unexpressed);
     let imported = ["BTreeMap", "IntOrString", "JsonSchema", "Quantity", "Value"];
     let derived = ["CustomResource", "Deserialize", "Serialize"];
     if imported.contains(&kind) || derived.contains(&kind) {
@@ -185,56 +178,6 @@ pub fn types(crd: &Value, version: &str, path: &str) -> Result<OwnTypes> {
         kube.push(format!("category = {category:?}"));
     }
 
-    // The root: apiVersion, kind and metadata are the API server's; spec and status are the
-    // kind's.
-    let known = ["apiVersion", "kind", "metadata", "spec", "status"];
-    for property in root_schema.properties.keys() {
-        if !known.contains(&property.as_str()) {
-            not(
-                property,
-                "kube-derive's kinds have spec and status beside the object's metadata only",
-            );
-        }
-    }
-    if let Some(metadata) = root_schema.properties.get("metadata") {
-        let mut node = metadata.node();
-        node.remove("description");
-        if Value::Object(node) != json!({"type": "object"}) {
-            not(
-                "metadata",
-                "kube-derive's kinds take the object's metadata as Kubernetes defines it",
-            );
-        }
-    }
-    let root_keys = [
-        "type",
-        "description",
-        "properties",
-        "required",
-        "x-kubernetes-validations",
-    ];
-    for key in root.as_object().map(|o| o.keys()).into_iter().flatten() {
-        if !root_keys.contains(&key.as_str()) {
-            not(
-                key,
-                "kube-derive's kinds have no such keyword at the root of the schema",
-            );
-        }
-    }
-    if !root_schema.required.iter().any(|r| r == "spec") {
-        not(
-            "spec",
-            "the CRD does not require it, and kube-derive's kinds always have one: an object \
-             without spec is refused at its next update, and the operator cannot read it",
-        );
-    }
-    if root_schema.required.iter().any(|r| r == "status") {
-        not(
-            "status",
-            "the CRD requires it, and kube-derive's kinds never do",
-        );
-    }
-
     let spec_name = format!("{kind}Spec");
     let spec_schema = root_schema
         .properties
@@ -242,8 +185,10 @@ pub fn types(crd: &Value, version: &str, path: &str) -> Result<OwnTypes> {
         .cloned()
         .unwrap_or_else(|| {
             not(
+                &mut unexpressed,
                 "spec",
                 "the CRD has none, and kube-derive's kinds always have one",
+                "give every object a spec (spec: {}) before installing the new CRD",
             );
             Schema {
                 type_: Some("object".into()),
@@ -263,84 +208,24 @@ pub fn types(crd: &Value, version: &str, path: &str) -> Result<OwnTypes> {
             status_struct = Some(name);
             if subresources.get("status").is_none() {
                 not(
+                    &mut unexpressed,
                     "status",
                     "the CRD has no status subresource, and kube-derive gives a kind with a \
                      status one: the status is then written through /status only",
+                    "write the status with the controller's ctx.apply_status, which does",
                 );
             }
         }
         None if subresources.get("status").is_some() => not(
+            &mut unexpressed,
             "subresources.status",
             "the CRD has a status subresource but no status, and kube-derive gives the \
              subresource to a kind with a status only",
+            "nothing: the kind has no status to write",
         ),
         None => {}
     }
-    if let Some(scale) = subresources.get("scale") {
-        let mut items = vec![
-            format!(
-                "spec_replicas_path = {}",
-                string_literal(scale["specReplicasPath"].as_str().unwrap_or_default())
-            ),
-            format!(
-                "status_replicas_path = {}",
-                string_literal(scale["statusReplicasPath"].as_str().unwrap_or_default())
-            ),
-        ];
-        if let Some(selector) = scale["labelSelectorPath"].as_str() {
-            items.push(format!(
-                "label_selector_path = {}",
-                string_literal(selector)
-            ));
-        }
-        kube.push(format!("scale({})", items.join(", ")));
-    }
-    for column in entry["additionalPrinterColumns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let mut items = vec![
-            format!(
-                "name = {}",
-                string_literal(column["name"].as_str().unwrap_or_default())
-            ),
-            format!(
-                "type_ = {}",
-                string_literal(column["type"].as_str().unwrap_or_default())
-            ),
-            format!(
-                "json_path = {}",
-                string_literal(column["jsonPath"].as_str().unwrap_or_default())
-            ),
-        ];
-        if let Some(description) = column["description"].as_str() {
-            items.push(format!("description = {}", string_literal(description)));
-        }
-        if let Some(format) = column["format"].as_str() {
-            items.push(format!("format = {}", string_literal(format)));
-        }
-        if let Some(priority) = column["priority"].as_i64() {
-            items.push(format!("priority = {priority}"));
-        }
-        kube.push(format!("printcolumn({})", items.join(", ")));
-    }
-    for field in entry["selectableFields"].as_array().into_iter().flatten() {
-        let path = field["jsonPath"].as_str().unwrap_or_default();
-        kube.push(format!("selectable = {}", string_literal(path)));
-    }
-    if entry["served"] == false {
-        kube.push("served = false".into());
-    }
-    if entry["storage"] == false {
-        kube.push("storage = false".into());
-    }
-    if entry["deprecated"] == true {
-        match entry["deprecationWarning"].as_str() {
-            Some(warning) => kube.push(format!("deprecated = {}", string_literal(warning))),
-            None => kube.push("deprecated".into()),
-        }
-    }
+    version_attributes(entry, &mut kube);
     let root_doc = root_schema
         .description
         .as_deref()
@@ -357,16 +242,18 @@ pub fn types(crd: &Value, version: &str, path: &str) -> Result<OwnTypes> {
         .into_iter()
         .flatten()
     {
-        match kube_rule(rule) {
-            Some((expression, written)) => {
-                kube.push(format!("validation = {expression}"));
-                rules.push(written);
-            }
-            None => not(
+        let (expression, written, both) = kube_rule(rule);
+        if both {
+            not(
+                &mut unexpressed,
                 "x-kubernetes-validations",
-                "kube-derive's kind takes a rule with a message or a messageExpression, not both",
-            ),
+                "kube-derive's kind takes a rule with a message or a messageExpression, not \
+                 both: the rule keeps its message",
+                "put the messageExpression back in a validating webhook's message",
+            );
         }
+        kube.push(format!("validation = {expression}"));
+        rules.push(written);
     }
     kube.push(match types.has_default(&spec_struct) {
         true => "derive = \"Default\", derive = \"PartialEq\"".into(),
@@ -520,6 +407,151 @@ fn wrapped(text: &str, prefix: &str) -> String {
     out
 }
 
+/// What kube-derive cannot make of the root of a version's schema: apiVersion, kind and metadata
+/// are the API server's, spec and status the kind's, nothing else.
+fn root_checks(root: &Value, root_schema: &Schema, unexpressed: &mut Vec<Unexpressed>) {
+    // The root: apiVersion, kind and metadata are the API server's; spec and status are the
+    // kind's.
+    let known = ["apiVersion", "kind", "metadata", "spec", "status"];
+    for property in root_schema.properties.keys() {
+        if !known.contains(&property.as_str()) {
+            not(
+                unexpressed,
+                property,
+                "kube-derive's kinds have spec and status beside the object's metadata only",
+                "move it under spec, in the API and its clients",
+            );
+        }
+    }
+    if let Some(metadata) = root_schema.properties.get("metadata") {
+        let mut node = metadata.node();
+        node.remove("description");
+        if Value::Object(node) != json!({"type": "object"}) {
+            not(
+                unexpressed,
+                "metadata",
+                "kube-derive's kinds take the object's metadata as Kubernetes defines it",
+                "check the metadata in a validating webhook",
+            );
+        }
+    }
+    let root_keys = [
+        "type",
+        "description",
+        "properties",
+        "required",
+        "x-kubernetes-validations",
+    ];
+    for key in root.as_object().map(|o| o.keys()).into_iter().flatten() {
+        if !root_keys.contains(&key.as_str()) {
+            not(
+                unexpressed,
+                key,
+                "kube-derive's kinds have no such keyword at the root of the schema",
+                "write it as a CEL rule of the kind (#[kube(validation = ...)] in {types}), or \
+                 check it in a validating webhook",
+            );
+        }
+    }
+    if !root_schema.required.iter().any(|r| r == "spec") {
+        not(
+            unexpressed,
+            "spec",
+            "the CRD does not require it, and kube-derive's kinds always have one: an object \
+             without spec is refused at its next update, and the operator cannot read it",
+            "give every object a spec (spec: {}) before installing the new CRD",
+        );
+    }
+    if root_schema.required.iter().any(|r| r == "status") {
+        not(
+            unexpressed,
+            "status",
+            "the CRD requires it, and kube-derive's kinds never do",
+            "nothing for the objects stored; check in a validating webhook that new ones have one",
+        );
+    }
+}
+
+/// Lists `path` as what the types cannot make, why, and what to do instead.
+fn not(unexpressed: &mut Vec<Unexpressed>, path: &str, why: &str, instead: &str) {
+    unexpressed.push(Unexpressed {
+        path: path.to_owned(),
+        why: why.to_owned(),
+        instead: instead.to_owned(),
+    });
+}
+
+/// The `#[kube(...)]` items of what a version has besides its schema: its scale subresource,
+/// printer columns, selectable fields, whether it is served and stored, its deprecation.
+fn version_attributes(entry: &Value, kube: &mut Vec<String>) {
+    let subresources = &entry["subresources"];
+    if let Some(scale) = subresources.get("scale") {
+        let mut items = vec![
+            format!(
+                "spec_replicas_path = {}",
+                string_literal(scale["specReplicasPath"].as_str().unwrap_or_default())
+            ),
+            format!(
+                "status_replicas_path = {}",
+                string_literal(scale["statusReplicasPath"].as_str().unwrap_or_default())
+            ),
+        ];
+        if let Some(selector) = scale["labelSelectorPath"].as_str() {
+            items.push(format!(
+                "label_selector_path = {}",
+                string_literal(selector)
+            ));
+        }
+        kube.push(format!("scale({})", items.join(", ")));
+    }
+    for column in entry["additionalPrinterColumns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let mut items = vec![
+            format!(
+                "name = {}",
+                string_literal(column["name"].as_str().unwrap_or_default())
+            ),
+            format!(
+                "type_ = {}",
+                string_literal(column["type"].as_str().unwrap_or_default())
+            ),
+            format!(
+                "json_path = {}",
+                string_literal(column["jsonPath"].as_str().unwrap_or_default())
+            ),
+        ];
+        if let Some(description) = column["description"].as_str() {
+            items.push(format!("description = {}", string_literal(description)));
+        }
+        if let Some(format) = column["format"].as_str() {
+            items.push(format!("format = {}", string_literal(format)));
+        }
+        if let Some(priority) = column["priority"].as_i64() {
+            items.push(format!("priority = {priority}"));
+        }
+        kube.push(format!("printcolumn({})", items.join(", ")));
+    }
+    for field in entry["selectableFields"].as_array().into_iter().flatten() {
+        let path = field["jsonPath"].as_str().unwrap_or_default();
+        kube.push(format!("selectable = {}", string_literal(path)));
+    }
+    if entry["served"] == false {
+        kube.push("served = false".into());
+    }
+    if entry["storage"] == false {
+        kube.push("storage = false".into());
+    }
+    if entry["deprecated"] == true {
+        match entry["deprecationWarning"].as_str() {
+            Some(warning) => kube.push(format!("deprecated = {}", string_literal(warning))),
+            None => kube.push("deprecated".into()),
+        }
+    }
+}
+
 /// The strings of a JSON list.
 fn strings(value: &Value) -> impl Iterator<Item = &str> {
     value
@@ -530,15 +562,20 @@ fn strings(value: &Value) -> impl Iterator<Item = &str> {
 }
 
 /// A CEL rule of the root as kube-derive's `validation` attribute takes it, and as the CRD then
-/// has it; `None` for a rule with both a message and a messageExpression.
-fn kube_rule(rule: &Value) -> Option<(String, Value)> {
+/// has it; and whether the rule had both a message and a messageExpression, of which it keeps
+/// the message.
+fn kube_rule(rule: &Value) -> (String, Value, bool) {
     let mut expression = format!(
         "kube::core::Rule::new({})",
         string_literal(rule["rule"].as_str().unwrap_or_default())
     );
+    let mut written = rule.clone();
+    let both = rule["message"].is_string() && rule["messageExpression"].is_string();
+    if both && let Some(rule) = written.as_object_mut() {
+        rule.remove("messageExpression");
+    }
     match (rule["message"].as_str(), rule["messageExpression"].as_str()) {
-        (Some(_), Some(_)) => return None,
-        (Some(message), None) => {
+        (Some(message), _) => {
             let _ = write!(expression, ".message({})", string_literal(message));
         }
         (None, Some(message)) => {
@@ -559,13 +596,13 @@ fn kube_rule(rule: &Value) -> Option<(String, Value)> {
     if let Some(optional) = rule["optionalOldSelf"].as_bool() {
         let _ = write!(expression, ".optional_old_self({optional})");
     }
-    Some((expression, rule.clone()))
+    (expression, written, both)
 }
 
 /// Takes out of `node` (at `path`) what kube-derive cannot make, listing it in `dropped`: an
 /// `anyOf` or `oneOf` (its structural rewriting hoists their types and properties), but the
 /// `anyOf` of an int-or-string, which says what `x-kubernetes-int-or-string` says.
-fn expressible(node: &mut Value, path: &str, dropped: &mut Vec<(String, String)>) {
+fn expressible(node: &mut Value, path: &str, dropped: &mut Vec<Unexpressed>) {
     let Some(map) = node.as_object_mut() else {
         return;
     };
@@ -577,13 +614,10 @@ fn expressible(node: &mut Value, path: &str, dropped: &mut Vec<(String, String)>
     }
     for key in ["anyOf", "oneOf"] {
         if map.remove(key).is_some() {
-            dropped.push((
-                path.trim_start_matches('.').to_owned(),
-                format!(
-                    "its {key}: kube-derive's schemas have none (write it as a CEL rule, \
-                     x-kubernetes-validations)"
-                ),
-            ));
+            let why = format!("its {key}: kube-derive's schemas have none");
+            let instead = "write it as a CEL rule (#[schemars(extend(\"x-kubernetes-validations\" \
+                           = ...))] in {types}), or check it in a validating webhook";
+            not(dropped, path.trim_start_matches('.'), &why, instead);
         }
     }
     if let Some(Value::Object(properties)) = map.get_mut("properties") {

@@ -531,9 +531,11 @@ fn what_the_types_cannot_make_is_listed_field_by_field() {
     let out = String::from_utf8_lossy(&out);
     assert_left_out(&out, &["web/v1 Site: spec.target"]);
     assert!(
-        out.contains("why: its oneOf: kube-derive's schemas have none")
-            && out
-                .contains("instead: check it in the controller, or write it in src/api/v1/site.rs"),
+        out.contains("why: its oneOf: kube-derive's schemas have none\n")
+            && out.contains(
+                "instead: write it as a CEL rule (#[schemars(extend(\"x-kubernetes-validations\" \
+                 = ...))] in src/api/v1/site.rs), or check it in a validating webhook"
+            ),
         "{out}"
     );
     let site = read(&tmp.path().join("rust"), "src/api/v1/site.rs");

@@ -84,7 +84,7 @@ impl Translation {
             self.leave_out(
                 format!("{name}: {}", field.path),
                 field.why.clone(),
-                format!("check it in the controller, or write it in {api_file}"),
+                field.instead.replace("{types}", &api_file),
             );
         }
         let sample = format!("{}_{version}_{}.yaml", entry.group, kind.lower());

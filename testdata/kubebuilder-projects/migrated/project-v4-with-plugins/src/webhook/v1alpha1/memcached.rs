@@ -58,6 +58,8 @@ mod tests {
     /// A Memcached as a user would apply it.
     fn sample() -> Memcached {
         let mut obj: Memcached = from_yaml(SAMPLE);
+        // Without the labels the sample sets, which the defaulter would leave as they are.
+        obj.metadata.labels = None;
         obj.metadata.namespace = Some("default".into());
         obj
     }

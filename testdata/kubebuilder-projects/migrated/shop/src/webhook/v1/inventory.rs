@@ -77,6 +77,8 @@ mod tests {
     /// An Inventory as a user would apply it.
     fn sample() -> Inventory {
         let mut obj: Inventory = from_yaml(SAMPLE);
+        // Without the labels the sample sets, which the defaulter would leave as they are.
+        obj.metadata.labels = None;
         obj
     }
 

@@ -591,10 +591,17 @@ mod tests {
             let column = Attribute::meta(
                 "kube",
                 vec![format!(
-                    "printcolumn(name = \"Age\", type_ = \"date\", json_path = \".{name}\")"
+                    "printcolumn = r#\"{{\"jsonPath\":\".{name}\",\"name\":\"Age\"}}\"#"
                 )],
             );
             root.push_str(&column.lines(""));
+            let scale = Attribute::meta(
+                "kube",
+                vec![format!(
+                    "scale(spec_replicas_path = \".{name}\", status_replicas_path = \".x\")"
+                )],
+            );
+            root.push_str(&scale.lines(""));
             let rename = Attribute::meta("serde", vec![format!("rename = \"{name}\"")]);
             let with = Attribute::meta(
                 "schemars",

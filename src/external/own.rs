@@ -504,35 +504,14 @@ fn version_attributes(entry: &Value, kube: &mut Vec<String>) {
         }
         kube.push(format!("scale({})", items.join(", ")));
     }
+    // As kube-derive's JSON form, one string a column: clippy's duplicated_attributes would
+    // take two columns of one type (`type_ = "string"` twice) for a repeated attribute.
     for column in entry["additionalPrinterColumns"]
         .as_array()
         .into_iter()
         .flatten()
     {
-        let mut items = vec![
-            format!(
-                "name = {}",
-                string_literal(column["name"].as_str().unwrap_or_default())
-            ),
-            format!(
-                "type_ = {}",
-                string_literal(column["type"].as_str().unwrap_or_default())
-            ),
-            format!(
-                "json_path = {}",
-                string_literal(column["jsonPath"].as_str().unwrap_or_default())
-            ),
-        ];
-        if let Some(description) = column["description"].as_str() {
-            items.push(format!("description = {}", string_literal(description)));
-        }
-        if let Some(format) = column["format"].as_str() {
-            items.push(format!("format = {}", string_literal(format)));
-        }
-        if let Some(priority) = column["priority"].as_i64() {
-            items.push(format!("priority = {priority}"));
-        }
-        kube.push(format!("printcolumn({})", items.join(", ")));
+        kube.push(format!("printcolumn = {}", raw_string(&column.to_string())));
     }
     for field in entry["selectableFields"].as_array().into_iter().flatten() {
         let path = field["jsonPath"].as_str().unwrap_or_default();
@@ -550,6 +529,15 @@ fn version_attributes(entry: &Value, kube: &mut Vec<String>) {
             None => kube.push("deprecated".into()),
         }
     }
+}
+
+/// A raw string literal of `s` (JSON, which holds quotes).
+fn raw_string(s: &str) -> String {
+    let mut hashes = String::from("#");
+    while s.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{s}\"{hashes}")
 }
 
 /// The strings of a JSON list.

@@ -45,19 +45,11 @@ use serde_json::Value;
     status_replicas_path = ".status.replicas",
     label_selector_path = ".status.selector"
 ))]
-#[kube(printcolumn(name = "Priority", type_ = "string", json_path = ".spec.priority"))]
-#[kube(printcolumn(
-    name = "Total",
-    type_ = "string",
-    json_path = ".status.total",
-    description = "total price",
-    priority = 1
-))]
-#[kube(printcolumn(
-    name = "Age",
-    type_ = "date",
-    json_path = ".metadata.creationTimestamp"
-))]
+#[kube(printcolumn = r#"{"jsonPath":".spec.priority","name":"Priority","type":"string"}"#)]
+#[kube(
+    printcolumn = r#"{"description":"total price","jsonPath":".status.total","name":"Total","priority":1,"type":"string"}"#
+)]
+#[kube(printcolumn = r#"{"jsonPath":".metadata.creationTimestamp","name":"Age","type":"date"}"#)]
 #[kube(doc = "Order is the Schema for the orders API")]
 #[kube(validation = kube::core::Rule::new("self.metadata.name.size() <= 40").message("name too long"))]
 #[kube(derive = "Default", derive = "PartialEq")]

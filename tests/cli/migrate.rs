@@ -402,6 +402,32 @@ fn a_project_with_edited_types_keeps_every_api() {
     }
     assert!(read(&out, "src/api/v2/order.rs").contains("#[kube(storage = false)]"));
     assert_replays(tmp.path(), &out);
+
+    // Its controller scaffolded again keeps the kind's API: PROJECT keeps the CRD it is made
+    // from, and the controller writes the status the CRD has (Inventory's has no
+    // observedGeneration).
+    let project = read(&out, "PROJECT");
+    let args = [
+        "create",
+        "api",
+        "--group",
+        "shop",
+        "--version",
+        "v1",
+        "--kind",
+        "Inventory",
+        "--resource=false",
+        "--controller",
+        "--force",
+    ];
+    rbuilder(&out, &args).success();
+    assert_eq!(read(&out, "PROJECT"), project);
+    let controller = read(&out, "src/controller/inventory.rs");
+    assert!(
+        controller.contains("conditions: vec![condition("),
+        "{controller}"
+    );
+    assert!(!controller.contains("observed_generation"), "{controller}");
 }
 
 /// A kubebuilder PROJECT of one kind, Site (web.example.com/v1), in a new folder go-operator.

@@ -105,6 +105,8 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
              drop --image"
         );
     }
+    // A kind migrated from kubebuilder keeps the CRD its types are made from.
+    let mut path = None;
     if !args.resource {
         // Only a controller, for a resource this project already has.
         let Some(existing) = project.find(&group, &version, &kind) else {
@@ -119,6 +121,7 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
                 "{group}/{version} {kind} already has a controller (use --force to scaffold it again)"
             );
         }
+        path = existing.path.clone().filter(|_| existing.types_from_crd());
     }
 
     let entry = ResourceEntry {
@@ -133,7 +136,7 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
         external: false,
         group,
         kind,
-        path: None,
+        path,
         plural: Some(names.plural),
         short_names: names.short_names,
         version,

@@ -430,6 +430,22 @@ fn a_project_with_edited_types_keeps_every_api() {
     assert!(!controller.contains("observed_generation"), "{controller}");
 }
 
+/// kubebuilder's multi-version tutorial: CronJob in two versions whose schemas differ, with a
+/// batch Job's template (Kubernetes' own types, inlined by controller-gen) in its spec. Both
+/// versions get their APIs; v1 is stored.
+#[test]
+fn the_multiversion_tutorial_keeps_both_apis() {
+    let (tmp, out, stdout) = migrate_with("multiversion-tutorial", 0);
+    assert!(stdout.contains("Nothing was left out."), "{stdout}");
+    let v1 = read(&out, "src/api/v1/cron_job.rs");
+    let v2 = read(&out, "src/api/v2/cron_job.rs");
+    assert!(v1.contains("pub schedule: String,"), "{v1}");
+    assert!(v2.contains("pub schedule: CronJobSpecSchedule,"), "{v2}");
+    assert!(v1.contains("pub job_template: CronJobSpecJobTemplate,"), "{v1}");
+    assert!(v2.contains("#[kube(storage = false)]") && !v1.contains("storage = false"));
+    assert_replays(tmp.path(), &out);
+}
+
 /// A kubebuilder PROJECT of one kind, Site (web.example.com/v1), in a new folder go-operator.
 fn go_operator() -> (tempfile::TempDir, PathBuf) {
     let (tmp, dir) = project_dir("go-operator");

@@ -441,7 +441,10 @@ fn the_multiversion_tutorial_keeps_both_apis() {
     let v2 = read(&out, "src/api/v2/cron_job.rs");
     assert!(v1.contains("pub schedule: String,"), "{v1}");
     assert!(v2.contains("pub schedule: CronJobSpecSchedule,"), "{v2}");
-    assert!(v1.contains("pub job_template: CronJobSpecJobTemplate,"), "{v1}");
+    assert!(
+        v1.contains("pub job_template: CronJobSpecJobTemplate,"),
+        "{v1}"
+    );
     assert!(v2.contains("#[kube(storage = false)]") && !v1.contains("storage = false"));
     assert_replays(tmp.path(), &out);
 }

@@ -61,7 +61,9 @@ objects=${PEER_OBJECTS:-1000}
 runs=${RUNS:-3}
 cold=${PEER_COLD:-1}
 time_limit=${TIME_LIMIT:-900}
-image=stefanprodan/podinfo:6.7.1 port=9898 user=1001
+# shellcheck source=bench/demo_projects.sh
+. bench/demo_projects.sh
+image=$demo_image
 for tool in cargo go python3 openssl curl; do
   command -v "$tool" >/dev/null || { echo "error: $tool is needed" >&2; exit 1; }
 done
@@ -123,20 +125,7 @@ export PATH=$assets:$PATH # kubectl of the API server's version
 rbuilder_version=$("$rbuilder" version 2>/dev/null | head -n 1 || true)
 kubebuilder_version=$("$kubebuilder" version | awk '/KubeBuilder:/ { print $2 }')
 
-# --- Scaffolding --------------------------------------------------------------------------------
-scaffold_rust() { # DIR
-  mkdir -p "$1" && cd "$1" &&
-    "$rbuilder" init --domain my.domain &&
-    "$rbuilder" create api --group devops --version v1 --kind DemoMicroService \
-      --image "$image" --image-container-port "$port" --run-as-user "$user"
-}
-scaffold_go() { # DIR
-  mkdir -p "$1" && cd "$1" &&
-    "$kubebuilder" init --domain my.domain --repo my.domain/demo-microservice </dev/null &&
-    "$kubebuilder" create api --group devops --version v1 --kind DemoMicroService \
-      --plugins deploy-image/v1-alpha \
-      --image "$image" --image-container-port "$port" --run-as-user "$user" </dev/null
-}
+# --- Scaffolding (bench/demo_projects.sh) -------------------------------------------------------
 say "scaffolding, $runs times each"
 rust_times=() go_times=()
 for i in $(seq "$runs"); do
@@ -150,19 +139,8 @@ fig[rust.scaffold]=$(printf '%s\n' "${rust_times[@]}" | median)
 fig[go.scaffold]=$(printf '%s\n' "${go_times[@]}" | median)
 # The last ones are built and run.
 
-# kubebuilder v4.16's deploy-image controller names the container port after the kind, lower
-# case: "demomicroservice", 16 characters, where a port name may have 15 (IANA_SVC_NAME), so
-# the API server refuses every Deployment it makes for this kind. The one edit made to its
-# output: the name cut to 15 characters, "demomicroservic", the name rbuilder's controller gives
-# that port. Skipped (and said) once kubebuilder's output no longer has that line.
-go_controller=$go_project/internal/controller/demomicroservice_controller.go
-port_name_fix=''
-if perl -0 -ne 'exit(/ContainerPort: \w+\.Spec\.ContainerPort,\n\s*Name:\s*\w+ContainerName,/ ? 0 : 1)' "$go_controller"; then
-  perl -0pi -e 's/(ContainerPort: \w+\.Spec\.ContainerPort,\n\s*Name:\s*\w+ContainerName)\b/$1\[:15\]/' "$go_controller"
-  port_name_fix=yes
-else
-  say "kubebuilder's controller no longer names the port after the kind: left as it is"
-fi
+# The one edit that makes kubebuilder's controller work at all (see fix_go_port_name).
+port_name_fix=$(fix_go_port_name "$go_project")
 
 # --- Builds -------------------------------------------------------------------------------------
 # The crate versions the repository's tests build; `cargo fetch` trims the lock to this project
@@ -333,8 +311,8 @@ measure() {
   stop "$control_plane"
   control_plane=''
 }
-measure rust "$rust_project/config/crd/bases" "{\"image\": \"$image\", \"replicas\": 1, \"port\": $port}"
-measure go "$go_project/config/crd/bases" "{\"size\": 1, \"containerPort\": $port}"
+measure rust "$rust_project/config/crd/bases" "$demo_spec_rust"
+measure go "$go_project/config/crd/bases" "$demo_spec_go"
 apiserver=$("$assets/kube-apiserver" --version | awk '{ print $2 }')
 
 # --- The table ----------------------------------------------------------------------------------

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # End to end: generated operators against a real Kubernetes control plane on this machine:
-# etcd, kube-apiserver and kube-controller-manager, started by scripts/control-plane from the
-# binaries of scripts/envtest-assets (built from their Go modules the first time, then cached),
-# and kubectl of the same version. There is no kubelet, scheduler or container engine: Pods are
-# created but stay Pending, so no image is built or run. The controllers of
-# kube-controller-manager are real: Deployments get ReplicaSets and Pods, owned objects are
-# garbage collected, deleted namespaces are emptied, ServiceAccounts get tokens.
+# etcd, kube-apiserver, kube-controller-manager and kube-scheduler, started by
+# scripts/control-plane from the binaries of scripts/envtest-assets (built from their Go modules
+# the first time, then cached), kubectl of the same version, and two nodes simulated by KWOK
+# (scripts/kwok; CONTROL_PLANE_NODES). There is no kubelet and no container engine: no image is
+# built or run, but the scheduler binds each Pod to a node and KWOK reports it Running and
+# Ready (tools/kwok/stages.yaml), so Deployments become Available and roll out as on a cluster.
+# The controllers of kube-controller-manager are real: Deployments get ReplicaSets and Pods,
+# owned objects are garbage collected, deleted namespaces are emptied, ServiceAccounts get
+# tokens.
 #   1. `make test-e2e` of examples/demo-microservice (each test in a namespace of its own, which
-#      is gone after the test) and of a plain `create api` project (in an existing namespace,
-#      E2E_NAMESPACE);
+#      is gone after the test: the sample's Deployment becomes Available and its status says
+#      so, an image change rolls out to a new ReplicaSet, a Deployment scaled by hand is left
+#      alone when spec.replicas is unset) and of a plain `create api` project (in an existing
+#      namespace, E2E_NAMESPACE);
 #   2. the Makefile flow a user follows: install, run (the sample becomes a Deployment, found by
-#      its short name too, which gets a ReplicaSet and a Pending Pod; deleting the sample removes
+#      its short name too, which gets a ReplicaSet and a Running Pod; deleting the sample removes
 #      all three, and `--cascade=orphan` keeps the Deployment, freed of its owner),
 #      build-installer, uninstall, deploy (the manager's Pod passes the namespace's restricted
 #      Pod Security admission), undeploy;
@@ -24,8 +29,8 @@
 #      ClusterRole reads them, one without the binding gets 403, a bad token or none 401;
 #   5. the example's webhooks, called by the API server: an image without a tag is refused with
 #      the validator's message, a created DemoMicroService gets the defaulter's label; and a
-#      conversion webhook: the plain project's Guestbook, created as v1, read as v2. No Pod runs
-#      and no Service is reachable, so this harness points the webhook configurations at the
+#      conversion webhook: the plain project's Guestbook, created as v1, read as v2. No container
+#      runs and no Service is reachable, so this harness points the webhook configurations at the
 #      manager run on this machine (clientConfig.url, with a certificate made here); the
 #      operator's code and manifests know nothing of it;
 #   6. a built-in type's webhooks (a Pod defaulter and a validator of deletions, as a user
@@ -51,7 +56,7 @@ export PATH=$assets:$PATH
 python=${E2E_PYTHON:-$repo/target/venv/bin/python}
 work=$(mktemp -d)
 control_plane_dir=$work/control-plane
-KUBEBUILDER_ASSETS=$assets scripts/control-plane "$control_plane_dir" &
+KUBEBUILDER_ASSETS=$assets CONTROL_PLANE_NODES=2 scripts/control-plane "$control_plane_dir" &
 control_plane=$!
 cleanup() {
   kill "$control_plane" 2>/dev/null || true
@@ -189,7 +194,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
   -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null
 # The webhook configurations and CRDs on stdin (documents or a List), calling the manager on
 # this machine at https://127.0.0.1:9443 and trusting the certificate above, instead of the
-# webhook Service, which the API server cannot reach here (no Pod runs the manager).
+# webhook Service, which the API server cannot reach here (no container runs the manager).
 local_webhooks() {
   "$python" -c '
 import base64, sys, yaml
@@ -249,15 +254,19 @@ grep -q "image: example.com/demo-microservice:v0.1.0" dist/install.yaml
 pass "make build-installer"
 start_manager
 sample_becomes_a_deployment
-# kube-controller-manager gives the Deployment a ReplicaSet, which creates its Pod; no scheduler
-# binds it to a node, so it stays Pending.
+# kube-controller-manager gives the Deployment a ReplicaSet, which creates its Pod; the scheduler
+# binds it to a simulated node, where KWOK reports it Running; the Deployment becomes Available,
+# and so does the sample, as `kubectl wait` sees it.
 replicaset=''
-has_a_pending_pod() {
+has_a_running_pod() {
   replicaset=$(controlled replicasets Deployment "$sample" | awk '{ print $1 }')
-  [ -n "$replicaset" ] && [ "$(controlled pods ReplicaSet "$replicaset" | awk '{ print $2 }')" = Pending ]
+  [ -n "$replicaset" ] && [ "$(controlled pods ReplicaSet "$replicaset" | awk '{ print $2 }')" = Running ]
 }
-eventually "the sample's Deployment to get a ReplicaSet and a Pending Pod" has_a_pending_pod
+eventually "the sample's Deployment to get a ReplicaSet and a Running Pod" has_a_running_pod
+kubectl wait --for condition=Available --timeout=60s deployment "$sample"
+kubectl wait --for condition=Available --timeout=60s dms "$sample"
 kubectl get replicasets,pods -o wide
+kubectl get dms "$sample"
 # Deleting the sample waits for its finalizer, which the manager removes after deleting the
 # Deployment; the garbage collector deletes the ReplicaSet and the Pod.
 kubectl delete -k config/samples --timeout=60s
@@ -267,7 +276,7 @@ nothing_left() {
   [ -z "$(controlled replicasets Deployment "$sample")" ] && [ -z "$(controlled pods ReplicaSet "$replicaset")" ]
 }
 eventually "the garbage collector to delete the sample's ReplicaSet and Pod" nothing_left
-pass "make run: the sample becomes a Deployment, with a ReplicaSet and a Pod, which all go with it"
+pass "make run: the sample becomes an Available Deployment, with a ReplicaSet and a Running Pod, which all go with it"
 # Deleted with --cascade=orphan, the sample leaves its Deployment behind: the garbage collector
 # removes the owner reference, and the manager's finalizer then spares the Deployment.
 sample_becomes_a_deployment
@@ -283,9 +292,10 @@ make uninstall
 gone crd demomicroservices.devops.my.domain || fail "make uninstall left the CRD in place"
 pass "make uninstall"
 
-# No Pod runs here: deploy is checked by what it creates. A manager run on this machine, with
-# the deployed manager's arguments and only its ServiceAccount's permissions, stands in for
-# the deployed one, so that undeploy meets a resource with a finalizer.
+# No container runs here (KWOK only reports the manager's Pod Running): deploy is checked by
+# what it creates. A manager run on this machine, with the deployed manager's arguments and only
+# its ServiceAccount's permissions, stands in for the deployed one, so that undeploy meets a
+# resource with a finalizer.
 image=example.com/demo-microservice:v0.1.0
 system=demo-microservice-system
 manager=demo-microservice-controller-manager

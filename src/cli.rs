@@ -1,6 +1,7 @@
 //! The command line, with clap's derive API. Values are checked later, in `model`, so that
 //! every rejection carries the same kind of message whichever command it comes from.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
@@ -24,6 +25,26 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parses the command line. `rbuilder create-api ...` is taken for `rbuilder create api
+    /// ...` (an alias kept for scripts) before clap sees it, rather than as a hidden
+    /// subcommand: clap offers hidden subcommands in its suggestions (`rbuilder creat` would
+    /// suggest `create-api`), and the alias should never be shown.
+    pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Self, clap::Error> {
+        let mut args: Vec<OsString> = args.into_iter().collect();
+        if args
+            .get(1)
+            .is_some_and(|command| command == CREATE_API_ALIAS)
+        {
+            args.splice(1..2, ["create".into(), "api".into()]);
+        }
+        Self::try_parse_from(args)
+    }
+}
+
+/// The one-word alias of `create api`.
+const CREATE_API_ALIAS: &str = "create-api";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a new operator project in the current folder
@@ -34,9 +55,6 @@ pub enum Command {
     /// Add something to the project (an API: a custom resource and its controller)
     #[command(subcommand)]
     Create(CreateCommand),
-    /// Same as `create api`
-    #[command(name = "create-api", hide = true)]
-    CreateApi(Box<CreateApiArgs>),
     /// Change project-wide settings recorded in PROJECT
     #[command(
         after_help = "Examples:\n  rbuilder edit --multigroup\n  rbuilder edit --namespaced\n  \

@@ -14,13 +14,11 @@ mod versions;
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 /// The exit status of a command line that does not parse, as clap's own.
 const USAGE_STATUS: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => match kubebuilder::flags_hint(&e) {
             Some(hint) => {

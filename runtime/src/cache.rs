@@ -50,12 +50,16 @@ impl Caches {
         K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
     {
         let reader = store.clone();
-        let synced = move || {
-            let reader = reader.clone();
-            // An error means the watch was dropped (the controller is stopping): nothing to
-            // wait for any more.
-            async move { reader.wait_until_ready().await.unwrap_or(()) }.boxed()
-        };
+        // One wait, shared by every reconcile that waits: kube-runtime's
+        // `Store::wait_until_ready` wakes only the last of several futures waiting at once (its
+        // one-shot channel keeps one waker), so the others slept until their timeout, 2 minutes
+        // (every object but one after a restart). A shared future wakes them all.
+        // An error means the watch was dropped (the controller is stopping): nothing to wait
+        // for any more.
+        let ready = async move { reader.wait_until_ready().await.unwrap_or(()) }
+            .boxed()
+            .shared();
+        let synced = move || ready.clone().boxed();
         let cache = Cache {
             store: Box::new(store),
             synced: Box::new(synced),
@@ -99,6 +103,7 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
     use kube::Api;
     use kube::runtime::reflector::{self, ObjectRef};
+    use kube::runtime::watcher;
     use serde_json::json;
 
     use super::*;
@@ -133,6 +138,28 @@ mod tests {
         let (ctx, _server) = mock_context();
         ctx.cache_of([deployment("a")]);
         assert!(ctx.for_controller().cached::<Deployment>().is_none());
+    }
+
+    /// However many reconciles wait for a cache's first list at once (after a restart, one per
+    /// object), each goes on as soon as it is there, not after [`SYNC_TIMEOUT`].
+    #[tokio::test]
+    async fn every_reconcile_waiting_for_the_first_list_goes_on_once_it_is_there() {
+        let (ctx, _server) = mock_context();
+        let (store, mut writer) = reflector::store::<Deployment>();
+        ctx.caches.insert(store);
+        let waiting: Vec<_> = (0..3)
+            .map(|_| {
+                let ctx = ctx.clone();
+                tokio::spawn(async move { ctx.caches.synced(SYNC_TIMEOUT).await })
+            })
+            .collect();
+        // Each of them waits before the list comes.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        writer.apply_watcher_event(&watcher::Event::InitDone);
+        for wait in waiting {
+            let synced = within_timeout(wait).await.expect("the waiting task");
+            synced.expect("synced once the first list is there");
+        }
     }
 
     /// Until its first list, a cache would say that nothing exists: reconciles wait for it, and

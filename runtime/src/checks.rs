@@ -3,8 +3,9 @@
 
 use std::fmt::Debug;
 
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::api::ListParams;
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio::time::{Duration, Instant, sleep, timeout_at};
@@ -39,17 +40,104 @@ where
 
 /// Succeeds if `conditions` say Ready=True, observed at `generation`.
 pub fn is_ready(conditions: &[Condition], generation: Option<i64>) -> Result<(), String> {
-    let ready = conditions
-        .iter()
-        .find(|condition| condition.type_ == "Ready");
-    match ready {
-        Some(ready) if ready.status == "True" && ready.observed_generation == generation => Ok(()),
-        Some(ready) => Err(format!(
-            "Ready is {} ({}: {}) at generation {:?}, not {generation:?}",
-            ready.status, ready.reason, ready.message, ready.observed_generation
+    has_condition(conditions, "Ready", "True", generation)
+}
+
+/// Succeeds if `conditions` hold the condition `type_` with `status`, observed at `generation`.
+pub fn has_condition(
+    conditions: &[Condition],
+    type_: &str,
+    status: &str,
+    generation: Option<i64>,
+) -> Result<(), String> {
+    let found = conditions.iter().find(|condition| condition.type_ == type_);
+    match found {
+        Some(found) if found.status == status && found.observed_generation == generation => Ok(()),
+        Some(found) => Err(format!(
+            "{type_} is {} ({}: {}) at generation {:?}, not {status} at {generation:?}",
+            found.status, found.reason, found.message, found.observed_generation
         )),
-        None => Err(format!("no Ready condition in {conditions:?}")),
+        None => Err(format!("no {type_} condition in {conditions:?}")),
     }
+}
+
+/// Succeeds once `deployment` has rolled out its spec, as `kubectl rollout status` waits for it:
+/// the Deployment controller has seen this generation, and every replica runs the current pod
+/// template and is available. Returns the number of replicas. (On a cluster whose Pods cannot
+/// run, it waits in vain.)
+pub fn is_rolled_out(deployment: &Deployment) -> Result<i32, String> {
+    // Kubernetes' default when nothing sets spec.replicas.
+    let wanted = deployment.spec.replicas.unwrap_or(1);
+    let status = deployment.status.clone().unwrap_or_default();
+    let seen = status.observed_generation >= deployment.metadata.generation;
+    let (updated, available) = (status.updated_replicas, status.available_replicas);
+    let (replicas, ready) = (status.replicas, status.ready_replicas);
+    let counts = [updated, available, replicas, ready].map(|count| count.unwrap_or(0));
+    if seen && counts == [wanted; 4] {
+        return Ok(wanted);
+    }
+    Err(format!(
+        "generation {:?} observed at {:?}; of {wanted} replicas: {} updated, {} available, {} \
+         in all, {} ready",
+        deployment.metadata.generation,
+        status.observed_generation,
+        counts[0],
+        counts[1],
+        counts[2],
+        counts[3]
+    ))
+}
+
+/// The ReplicaSets that `deployment` controls, each with the images its pods run and its
+/// replica count and ready replicas: the new one of a finished rollout runs the new images with
+/// every replica ready, the old ones are scaled to zero.
+pub async fn replica_sets(
+    api: &Api<ReplicaSet>,
+    deployment: &Deployment,
+) -> Result<Vec<ReplicaSetState>, String> {
+    let list = api
+        .list(&ListParams::default())
+        .await
+        .map_err(|error| format!("cannot list ReplicaSets: {error}"))?;
+    let controlled = list
+        .items
+        .iter()
+        .filter(|set| is_controller(*set, deployment))
+        .map(|set| {
+            let template = set.spec.template.as_ref();
+            let pod = template.and_then(|template| template.spec.as_ref());
+            let status = set.status.as_ref();
+            ReplicaSetState {
+                name: set.name_any(),
+                images: pod
+                    .into_iter()
+                    .flat_map(|pod| &pod.containers)
+                    .filter_map(|container| container.image.clone())
+                    .collect(),
+                replicas: status.map_or(0, |status| status.replicas),
+                ready: status.and_then(|status| status.ready_replicas).unwrap_or(0),
+            }
+        })
+        .collect();
+    Ok(controlled)
+}
+
+/// What a test sees of a ReplicaSet: see [`replica_sets`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaSetState {
+    pub name: String,
+    /// The images of its pods' containers.
+    pub images: Vec<String>,
+    /// Its pods (`status.replicas`), and those of them that are ready.
+    pub replicas: i32,
+    pub ready: i32,
+}
+
+/// Whether `owner` is the controller of `obj` (by uid).
+fn is_controller(obj: &impl Resource, owner: &impl Resource) -> bool {
+    obj.owner_references().iter().any(|reference| {
+        reference.controller == Some(true) && owner.meta().uid.as_ref() == Some(&reference.uid)
+    })
 }
 
 /// Succeeds if `obj` has a controller owner reference to `owner` that blocks its deletion until
@@ -88,14 +176,16 @@ pub(crate) async fn poll<T>(
     mut probe: impl AsyncFnMut() -> Result<T, String>,
 ) -> T {
     let deadline = Instant::now() + limit;
+    let mut last = "no answer".to_owned();
     loop {
         check(what);
-        // A request that hangs counts against the deadline too.
-        let last = match timeout_at(deadline, probe()).await {
+        // A request that hangs counts against the deadline too. A probe cut short by the
+        // deadline keeps the reason the one before it gave, which says more than its silence.
+        match timeout_at(deadline, probe()).await {
             Ok(Ok(value)) => return value,
-            Ok(Err(last)) => last,
-            Err(_) => "no answer".to_owned(),
-        };
+            Ok(Err(reason)) => last = reason,
+            Err(_) => {}
+        }
         if Instant::now() >= deadline {
             panic!("timed out after {limit:?} waiting for {what}; last seen: {last}");
         }

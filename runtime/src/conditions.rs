@@ -2,6 +2,7 @@
 //! sets them, so that `kubectl wait --for=condition=...`, kstatus and Argo CD read them as they
 //! read any Kubernetes object's.
 
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -40,6 +41,105 @@ pub fn is_true(conditions: &[Condition], type_: &str) -> bool {
     conditions
         .iter()
         .any(|c| c.type_ == type_ && c.status == "True")
+}
+
+/// The conditions `Available`, `Progressing` and `Degraded` of an object that runs as
+/// `deployment` (the object's `current` conditions, for their transition times), read from the
+/// Deployment's status as `kubectl rollout status` reads it:
+///
+/// - `Available` is the Deployment's own (`Unknown`, reason `Pending`, until it has one);
+/// - `Progressing` is `True` (reason `RollingOut`) until the Deployment controller has seen the
+///   latest spec and every replica runs it and is available, then `False` (`RolloutComplete`);
+///   its message counts the ready replicas;
+/// - `Degraded` is `True` when the rollout is stuck: the progress deadline exceeded, or pods that
+///   cannot be created (`ReplicaFailure`), with the Deployment's reason and message.
+///
+/// `observed_generation` is the object's `metadata.generation`.
+pub fn of_deployment(
+    current: &[Condition],
+    deployment: &Deployment,
+    observed_generation: Option<i64>,
+) -> Vec<Condition> {
+    let observed = deployment.status.clone().unwrap_or_default();
+    let conditions = observed.conditions.unwrap_or_default();
+    let find = |type_: &str| {
+        let mut conditions = conditions.iter();
+        conditions.find(|c| c.type_.as_deref() == Some(type_))
+    };
+    let text = |text: &Option<String>, default: &str| text.clone().unwrap_or(default.to_owned());
+    let condition = |type_, status: &str, reason: &str, message: String| {
+        condition(current, type_, status, reason, message, observed_generation)
+    };
+    // Kubernetes' default, when neither the object nor an autoscaler sets it.
+    let wanted = deployment.spec.replicas.unwrap_or(1);
+    let ready = observed.ready_replicas.unwrap_or(0);
+
+    let available = match find("Available") {
+        Some(c) => condition(
+            "Available",
+            &text(&c.status, "Unknown"),
+            &text(&c.reason, "Deployment"),
+            text(&c.message, ""),
+        ),
+        None => condition(
+            "Available",
+            "Unknown",
+            "Pending",
+            "Waiting for the Deployment to report its state".into(),
+        ),
+    };
+
+    let counts = [
+        observed.updated_replicas,
+        observed.available_replicas,
+        observed.replicas,
+    ];
+    let rolled_out = observed.observed_generation >= deployment.metadata.generation
+        && counts.iter().all(|count| count.unwrap_or(0) == wanted);
+    let (status, reason) = match rolled_out {
+        true => ("False", "RolloutComplete"),
+        false => ("True", "RollingOut"),
+    };
+    let progressing = condition(
+        "Progressing",
+        status,
+        reason,
+        format!("{ready}/{wanted} replicas ready"),
+    );
+
+    let failed = find("ReplicaFailure").filter(|c| c.status.as_deref() == Some("True"));
+    let deadline =
+        |c: &&DeploymentCondition| c.reason.as_deref() == Some("ProgressDeadlineExceeded");
+    let stuck = failed.or_else(|| find("Progressing").filter(deadline));
+    let degraded = match stuck {
+        Some(c) => condition(
+            "Degraded",
+            "True",
+            &text(&c.reason, "DeploymentFailed"),
+            text(&c.message, ""),
+        ),
+        None => condition("Degraded", "False", "AsExpected", String::new()),
+    };
+    vec![available, progressing, degraded]
+}
+
+/// The conditions `Available` and `Progressing` `False`, and `Degraded` `True`, all with `reason`
+/// and `message`: an object that cannot run, e.g. because its Deployment is someone else's.
+pub fn refused(
+    current: &[Condition],
+    reason: &str,
+    message: &str,
+    observed_generation: Option<i64>,
+) -> Vec<Condition> {
+    let types = [
+        ("Available", "False"),
+        ("Progressing", "False"),
+        ("Degraded", "True"),
+    ];
+    let conditions = types.into_iter().map(|(type_, status)| {
+        condition(current, type_, status, reason, message, observed_generation)
+    });
+    conditions.collect()
 }
 
 /// The schema of a status's `conditions` list, for `#[schemars(schema_with = ...)]`: a list
@@ -109,6 +209,119 @@ mod tests {
         let changed = condition(&current, "Ready", "False", "Failed", "", Some(2));
         assert_ne!(changed.last_transition_time, Time(Timestamp::UNIX_EPOCH));
         assert!(!is_true(&[changed], "Ready"));
+    }
+
+    fn deployment(status: serde_json::Value) -> Deployment {
+        let deployment = json!({
+            "metadata": {"generation": 2},
+            "spec": {"replicas": 3, "selector": {}, "template": {}},
+            "status": status,
+        });
+        serde_json::from_value(deployment).expect("a Deployment")
+    }
+
+    /// Each condition's status, reason and message, in order.
+    fn read(conditions: &[Condition]) -> Vec<(&str, &str, &str, &str)> {
+        let read = conditions.iter().map(|c| {
+            let (type_, status) = (c.type_.as_str(), c.status.as_str());
+            (type_, status, c.reason.as_str(), c.message.as_str())
+        });
+        read.collect()
+    }
+
+    #[test]
+    fn a_rolled_out_deployment_is_available_and_no_longer_progressing() {
+        let available = json!({
+            "type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+            "message": "up",
+        });
+        let progressing =
+            json!({"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"});
+        let rolled_out = deployment(json!({
+            "observedGeneration": 2, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 3,
+            "availableReplicas": 3, "conditions": [available, progressing],
+        }));
+        let conditions = of_deployment(&[], &rolled_out, Some(7));
+        assert_eq!(
+            read(&conditions),
+            [
+                ("Available", "True", "MinimumReplicasAvailable", "up"),
+                (
+                    "Progressing",
+                    "False",
+                    "RolloutComplete",
+                    "3/3 replicas ready"
+                ),
+                ("Degraded", "False", "AsExpected", ""),
+            ]
+        );
+        assert!(conditions.iter().all(|c| c.observed_generation == Some(7)));
+    }
+
+    #[test]
+    fn a_deployment_not_yet_seen_or_still_rolling_out_is_progressing() {
+        let new = of_deployment(&[], &deployment(json!(null)), Some(1));
+        assert_eq!(
+            read(&new),
+            [
+                (
+                    "Available",
+                    "Unknown",
+                    "Pending",
+                    "Waiting for the Deployment to report its state"
+                ),
+                ("Progressing", "True", "RollingOut", "0/3 replicas ready"),
+                ("Degraded", "False", "AsExpected", ""),
+            ]
+        );
+        // Every replica ready, but the Deployment controller has not seen generation 2 yet.
+        let behind = deployment(json!({
+            "observedGeneration": 1, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 3,
+            "availableReplicas": 3,
+        }));
+        let conditions = of_deployment(&[], &behind, Some(1));
+        assert_eq!(read(&conditions)[1].1, "True");
+    }
+
+    #[test]
+    fn a_stuck_rollout_is_degraded_with_the_deployments_reason() {
+        let deadline = json!({
+            "type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
+            "message": "too slow",
+        });
+        let failure = json!({
+            "type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+            "message": "quota",
+        });
+        for (condition, reason, message) in [
+            (deadline, "ProgressDeadlineExceeded", "too slow"),
+            (failure, "FailedCreate", "quota"),
+        ] {
+            let stuck = deployment(json!({
+                "observedGeneration": 2, "replicas": 3, "updatedReplicas": 1, "readyReplicas": 2,
+                "availableReplicas": 2, "conditions": [condition],
+            }));
+            let conditions = of_deployment(&[], &stuck, Some(1));
+            let read = read(&conditions);
+            assert_eq!(
+                read[1],
+                ("Progressing", "True", "RollingOut", "2/3 replicas ready")
+            );
+            assert_eq!(read[2], ("Degraded", "True", reason, message));
+        }
+    }
+
+    #[test]
+    fn a_refused_object_is_degraded_and_not_available() {
+        let conditions = refused(&[], "DeploymentTaken", "theirs", Some(4));
+        assert_eq!(
+            read(&conditions),
+            [
+                ("Available", "False", "DeploymentTaken", "theirs"),
+                ("Progressing", "False", "DeploymentTaken", "theirs"),
+                ("Degraded", "True", "DeploymentTaken", "theirs"),
+            ]
+        );
     }
 
     #[test]

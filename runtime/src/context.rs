@@ -3,8 +3,10 @@
 
 use std::fmt::Debug;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::Stream;
+use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Patch, PatchParams};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::runtime::reflector::{self, Store};
@@ -17,6 +19,9 @@ use tracing::warn;
 use crate::cache::Caches;
 use crate::events::{self, Event, Recorder};
 use crate::metrics::Metrics;
+
+/// How long publishing an Event may hold up a reconcile.
+pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What each reconciler gets besides the object: built once by the manager; each controller
 /// gets a copy (in an `Arc`) with caches of its own.
@@ -256,16 +261,29 @@ impl Context {
     }
 
     /// Publishes `event` about `obj`. Events are informational: a failure (e.g. in a namespace
-    /// being deleted, which refuses new objects) is logged, and never fails the reconcile.
-    pub async fn publish<K>(&self, obj: &K, mut event: Event)
+    /// being deleted, which refuses new objects) is logged, and never fails the reconcile; nor
+    /// does a publish hold the reconcile for longer than 10 s (client-go sends
+    /// Events in the background, and drops them when it falls behind).
+    pub async fn publish<K>(&self, obj: &K, event: Event)
     where
         K: Resource<DynamicType = ()>,
     {
+        self.publish_about(&obj.object_ref(&()), event).await;
+    }
+
+    /// [`publish`](Self::publish) about the object `regarding` refers to.
+    pub(crate) async fn publish_about(&self, regarding: &ObjectReference, mut event: Event) {
         if let Some(note) = &mut event.note {
             events::shorten_note(note);
         }
-        if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
-            warn!(%error, reason = event.reason, "cannot publish an Event");
+        let published = self.recorder.publish(&event, regarding);
+        match tokio::time::timeout(EVENT_TIMEOUT, published).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => warn!(%error, reason = event.reason, "cannot publish an Event"),
+            Err(_) => warn!(
+                reason = event.reason,
+                "cannot publish an Event: no answer within {EVENT_TIMEOUT:?}"
+            ),
         }
     }
 }
@@ -273,6 +291,9 @@ impl Context {
 /// The two scopes of Kubernetes kinds, and how to address their objects: lets code that is
 /// generic over a kind build the right [`Api`] for it.
 pub trait Scope {
+    /// Whether objects of this scope are in a namespace.
+    const NAMESPACED: bool;
+
     /// An [`Api`] over `namespace` (all namespaces if `None`); cluster-scoped kinds ignore it.
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
@@ -281,6 +302,8 @@ pub trait Scope {
 }
 
 impl Scope for NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
         K: Resource<Scope = Self>,
@@ -294,11 +317,41 @@ impl Scope for NamespaceResourceScope {
 }
 
 impl Scope for ClusterResourceScope {
+    const NAMESPACED: bool = false;
+
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
     where
         K: Resource<Scope = Self>,
         K::DynamicType: Default,
     {
         Api::all(client)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+    use crate::testing::{Method, mock_context};
+
+    /// Publishing an Event the API server never answers gives up, and the reconcile that
+    /// publishes it goes on: an Event is not worth holding up reconciles for.
+    #[tokio::test(start_paused = true)]
+    async fn an_event_that_is_never_answered_does_not_hold_the_reconcile() {
+        let (ctx, mut server) = mock_context();
+        let mut obj = ConfigMap::default();
+        obj.metadata.name = Some("w".into());
+        obj.metadata.namespace = Some("default".into());
+        let event = events::failure("Failed", "it failed".into());
+        let publish = tokio::spawn(async move { ctx.publish(&obj, event).await });
+        let (method, _, _hung) = server.hold().await;
+        assert_eq!(method, Method::POST);
+        let published = tokio::time::timeout(Duration::from_secs(3600), publish).await;
+        published
+            .expect("the publish to give up by itself")
+            .expect("its task");
     }
 }

@@ -12,8 +12,13 @@
 //!   Warning Event and in the log;
 //! - it retries a failure after a delay that doubles with each failure in a row, from
 //!   [`FIRST_RETRY`] to [`LAST_RETRY`];
-//! - what is only a deletion getting ahead of a reconcile (the object or its namespace already
-//!   being deleted) is not reported as a failure.
+//! - what is only a deletion getting ahead of a reconcile (a finalizer refused to an object
+//!   being deleted, an `apply` refused by a namespace being deleted, an object found gone) is
+//!   not reported as a failure, nor is a write refused because an owned object changed since it
+//!   was read ([`owned::Stale`]): that is retried after [`owned::STALE_RETRY`]; a failed cleanup
+//!   always is reported;
+//! - each reconcile runs in a tracing span with the controller's name, the object's namespace
+//!   and name and an id of the reconcile, which every log line of it carries.
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -31,10 +36,11 @@ use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
+use ring::rand::SecureRandom;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, info, warn};
+use tracing::{Instrument, debug, info, info_span, warn};
 
 pub use kube::runtime::controller::{Action, Controller};
 
@@ -43,9 +49,12 @@ pub use crate::cache::NotSynced;
 use crate::Context;
 use crate::cache;
 use crate::context::Scope;
-use crate::errors::{error_chain, is_deletion_in_progress, is_gone};
+use crate::errors::{
+    error_chain, is_finalizer_refused_by_deletion, is_namespace_terminating, names_as_not_found,
+};
 use crate::events;
 use crate::metrics::Outcome;
+use crate::owned;
 
 /// The first retry of a failed reconcile comes after this long.
 pub const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -65,9 +74,9 @@ pub trait Reconciler: 'static {
         + Sync
         + 'static;
 
-    /// Why a reconcile failed. An error whose source chain holds a [`kube::Error`] (e.g. an
-    /// enum variant `#[error("{0}")] Kube(#[from] kube::Error)`) lets the runtime tell when a
-    /// failure only means that a deletion got ahead of the reconcile.
+    /// Why a reconcile failed. An error that is a [`kube::Error`], or whose source chain holds
+    /// one (e.g. an enum variant `#[error("{0}")] Kube(#[from] kube::Error)`), lets the runtime
+    /// tell when a failure only means that a deletion got ahead of the reconcile.
     type Error: std::error::Error + Send + Sync + 'static;
 
     /// The controller's name in logs and in the `controller` label of the metrics.
@@ -129,7 +138,8 @@ pub struct Registration {
     /// The controller's name: [`Reconciler::NAME`].
     pub name: &'static str,
     /// Runs the controller until the token is cancelled and its reconciles have finished.
-    /// Fails early if its kind cannot be listed (e.g. the CRD is not installed).
+    /// Fails if its kind cannot be listed within [`START_TIMEOUT`] (e.g. the CRD is not
+    /// installed).
     pub(crate) run:
         fn(Arc<Context>, CancellationToken) -> BoxFuture<'static, Result<(), kube::Error>>,
     /// [`Reconciler::rbac_rules`].
@@ -164,9 +174,14 @@ async fn run<R: Reconciler>(
 ) -> Result<(), kube::Error> {
     let ctx = &driver.ctx;
     let api = ctx.api::<R::Resource>();
-    check_api(&api).await?;
+    if !wait_until_listable(&api, R::NAME, &shutdown).await? {
+        return Ok(());
+    }
     let (cache, writer) = reflector::store();
     let objects = watcher(api, watcher::Config::default())
+        // A list or watch that fails later (a conversion webhook down a moment) is retried
+        // with a growing delay, not in a tight loop: `for_stream` leaves that to its caller.
+        .default_backoff()
         .modify(|obj: &mut R::Resource| obj.meta_mut().managed_fields = None)
         .reflect(writer)
         .applied_objects();
@@ -185,15 +200,71 @@ async fn run<R: Reconciler>(
     Ok(())
 }
 
-/// Fails unless `api` can be listed, so that a missing CRD, or a missing RBAC rule for the
-/// controller's own kind, stops the manager at start-up with a clear error instead of a
-/// watcher retrying forever.
-async fn check_api<K>(api: &Api<K>) -> Result<(), kube::Error>
+/// How long a controller keeps trying to list its kind at start before the manager gives up:
+/// controller-runtime's `CacheSyncTimeout` default (`pkg/config/controller.go`), during which
+/// its informer retries the same list.
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The longest pause between two tries to list the kind at start (controller-runtime polls
+/// for its informer every 10 s).
+const START_RETRY_LIMIT: Duration = Duration::from_secs(10);
+
+/// Waits until `api` can be listed; `false` if `shutdown` comes first. A failure is retried
+/// (e.g. the conversion webhook that a list of objects stored in another version calls is
+/// served by this very manager, through a Service that has no endpoint until its Pod is
+/// Ready), and logged with what may cause it (a CRD not installed, a missing RBAC rule), for
+/// [`START_TIMEOUT`]; then the last error is returned, which stops the manager with it.
+async fn wait_until_listable<K>(
+    api: &Api<K>,
+    controller: &str,
+    shutdown: &CancellationToken,
+) -> Result<bool, kube::Error>
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
-    api.list_metadata(&ListParams::default().limit(1)).await?;
-    Ok(())
+    let deadline = tokio::time::Instant::now() + START_TIMEOUT;
+    let mut pause = FIRST_RETRY;
+    let one = ListParams::default().limit(1);
+    loop {
+        let listed = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => return Ok(false),
+            listed = api.list_metadata(&one) => listed,
+        };
+        let error = match listed {
+            Ok(_) => return Ok(true),
+            Err(error) => error,
+        };
+        if tokio::time::Instant::now() + pause > deadline {
+            return Err(error);
+        }
+        let error = start_hint(&error);
+        warn!(
+            controller,
+            error, "cannot list its kind yet; trying again in {pause:?}"
+        );
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = shutdown.cancelled() => return Ok(false),
+        }
+        pause = (pause * 2).min(START_RETRY_LIMIT);
+    }
+}
+
+/// `error`, from listing a controller's kind, with a hint for the usual causes.
+pub(crate) fn start_hint(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) if status.is_not_found() => {
+            format!("{}; is its CRD installed (make install)?", status.message)
+        }
+        kube::Error::Api(status) if status.is_forbidden() => {
+            format!(
+                "{}; does the manager's role grant it (make manifests)?",
+                status.message
+            )
+        }
+        _ => error_chain(error),
+    }
 }
 
 /// What the driver keeps besides the reconciler's [`Context`].
@@ -282,7 +353,13 @@ pub enum Failure<E: std::error::Error + 'static> {
 impl<E: std::error::Error + 'static> Failure<E> {
     /// The API error behind this failure, if there is one.
     fn api_error(&self) -> Option<&kube::Error> {
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        // From the reconciler's error itself: `Apply` is transparent, so its `source()` skips
+        // it, and an `E` that is a `kube::Error` would not be seen.
+        let mut source: Option<&(dyn std::error::Error + 'static)> = match self {
+            Self::Apply(error) | Self::Cleanup(error) => Some(error),
+            Self::Finalizer { error, .. } => Some(error),
+            _ => None,
+        };
         while let Some(error) = source {
             if let Some(error) = error.downcast_ref::<kube::Error>() {
                 return Some(error);
@@ -293,8 +370,43 @@ impl<E: std::error::Error + 'static> Failure<E> {
     }
 }
 
-/// One reconcile of `obj` by `R`, with everything the runtime does around it.
+/// One reconcile of `obj` by `R`, with everything the runtime does around it, in a span that
+/// gives every log line of it (the reconciler's own too) the controller's name, the object's
+/// namespace and name (`object`: a field `name` would clash with the span's own name in JSON
+/// logs) and an id of this reconcile, as controller-runtime gives its logger.
 pub(crate) async fn reconcile<R: Reconciler>(
+    obj: Arc<R::Resource>,
+    driver: Arc<Driver>,
+) -> Result<Action, Failure<R::Error>> {
+    let span = info_span!(
+        "reconcile",
+        controller = R::NAME,
+        namespace = obj.meta().namespace.as_deref(),
+        object = %obj.name_any(),
+        reconcile_id = %reconcile_id(),
+    );
+    reconcile_in_span::<R>(obj, driver).instrument(span).await
+}
+
+/// A random id (a UUID, version 4, as controller-runtime's `reconcileID`) for one reconcile.
+fn reconcile_id() -> String {
+    let mut bytes = [0u8; 16];
+    // Never fails on the platforms ring supports; an id of zeros would only be less useful.
+    let _ = ring::rand::SystemRandom::new().fill(&mut bytes);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+async fn reconcile_in_span<R: Reconciler>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
 ) -> Result<Action, Failure<R::Error>> {
@@ -319,14 +431,32 @@ pub(crate) async fn reconcile<R: Reconciler>(
             Err(Failure::Panic(panic_message(&*panic)))
         }
     };
+    // Whether the failure is a 404 naming the object while the object exists (a subresource
+    // that its CRD does not serve): its Event says what to check.
+    let mut not_served = false;
     let result = match result {
+        Err(failure) if deletion_got_ahead(&failure) => {
+            debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "being deleted");
+            Ok(Action::await_change())
+        }
+        // An owned object changed since it was read: the change brings a reconcile of its own
+        // once the cache holds it; the requeue is a safety net. No failure to report.
+        Err(failure) if owned::is_stale(&failure) => {
+            debug!(error = error_chain(&failure), "stale read: retrying");
+            Ok(Action::requeue(owned::STALE_RETRY))
+        }
         Err(failure)
             if failure
                 .api_error()
-                .is_some_and(|error| is_deletion_in_progress(error) || is_gone(error, &*obj)) =>
+                .is_some_and(|error| names_as_not_found(error, &*obj)) =>
         {
-            debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "being deleted");
-            Ok(Action::await_change())
+            if is_gone(ctx, &*obj).await {
+                debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "gone");
+                Ok(Action::await_change())
+            } else {
+                not_served = true;
+                Err(failure)
+            }
         }
         other => other,
     };
@@ -347,11 +477,53 @@ pub(crate) async fn reconcile<R: Reconciler>(
                 Failure::NotSynced(_) => events::NOT_SYNCED,
                 Failure::Panic(_) => events::RECONCILE_PANICKED,
             };
-            let note = error_chain(failure);
+            let mut note = error_chain(failure);
+            if not_served {
+                note.push_str(NOT_SERVED_HINT);
+            }
             ctx.publish(&*obj, events::failure(reason, note)).await;
         }
     }
     result
+}
+
+/// Added to the note of a failure that is a 404 naming an object that exists.
+const NOT_SERVED_HINT: &str = "; yet the object exists: is a subresource written (status?) \
+    missing from its CRD? (make install)";
+
+/// Whether `failure` only means that a deletion got ahead of the reconcile, which its
+/// deletion's own reconcile takes over: nothing to retry or report. Only two cases:
+///
+/// - adding the finalizer refused because the object is being deleted (the cache did not show
+///   the deletion yet): its deletion reconciles it again, with the cleanup;
+/// - `apply` refused to create something because the namespace is being deleted: the namespace
+///   deletes the object too, which brings its cleanup.
+///
+/// A failed cleanup is always a failure, whatever refused it: the finalizer holds the object,
+/// and with it the namespace, until the cleanup succeeds, so it must be retried and shown.
+/// (controller-runtime has no such exception: every error is retried and logged.)
+fn deletion_got_ahead<E: std::error::Error + 'static>(failure: &Failure<E>) -> bool {
+    match failure {
+        Failure::Finalizer { action, error } => {
+            *action == "add" && is_finalizer_refused_by_deletion(error)
+        }
+        Failure::Apply(_) => failure.api_error().is_some_and(is_namespace_terminating),
+        _ => false,
+    }
+}
+
+/// Whether `obj` is gone (or replaced by another object of its name), read from the API
+/// server: a 404 naming it does not say it alone (see [`names_as_not_found`]). A read that
+/// fails tells nothing: then it is not taken for gone, and the failure is retried.
+async fn is_gone<K>(ctx: &Context, obj: &K) -> bool
+where
+    K: Resource<DynamicType = (), Scope: Scope> + Clone + Debug + DeserializeOwned,
+{
+    match ctx.api_near::<K>(obj).get_opt(&obj.name_any()).await {
+        Ok(None) => true,
+        Ok(Some(current)) => current.meta().uid != obj.meta().uid,
+        Err(_) => false,
+    }
 }
 
 /// What a panic said, if it said it with a string (as `panic!` and `expect` do).
@@ -454,6 +626,7 @@ fn handle_result<K, E>(
 
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use k8s_openapi::jiff::Timestamp;
     use serde_json::{Value, json};
@@ -479,6 +652,8 @@ mod tests {
     const SUCCEED: u8 = 0;
     const FAIL: u8 = 1;
     const FAIL_TERMINATING: u8 = 2;
+    /// A 404 naming the widget itself, as for a status write that the CRD does not serve.
+    const FAIL_NOT_FOUND: u8 = 3;
 
     /// A reconciler whose `apply` (and `cleanup`) do what `MODE` says.
     struct Test<const MODE: u8>;
@@ -487,6 +662,8 @@ mod tests {
     enum TestError {
         #[error("{0}")]
         Kube(#[from] kube::Error),
+        #[error("{0}")]
+        Owned(#[from] owned::Error),
     }
 
     impl<const MODE: u8> Reconciler for Test<MODE> {
@@ -518,7 +695,7 @@ mod tests {
         /// Reads the object's ConfigMap, which the tests' API server answers as `MODE` says.
         async fn act(obj: &Widget, ctx: &Context) -> Result<(), kube::Error> {
             let api = ctx.api_near::<k8s_openapi::api::core::v1::ConfigMap>(obj);
-            api.get_opt(&obj.name_any()).await?;
+            api.get(&obj.name_any()).await?;
             Ok(())
         }
     }
@@ -527,8 +704,17 @@ mod tests {
     async fn answer_act(server: &mut ApiServer, mode: u8) {
         let path = "/api/v1/namespaces/default/configmaps/w";
         let (status, body) = match mode {
-            SUCCEED => (404, status_error(404, "NotFound")),
+            SUCCEED => (
+                200,
+                json!({"metadata": {"name": "w", "namespace": "default"}}),
+            ),
             FAIL => (500, status_error(500, "InternalError")),
+            FAIL_NOT_FOUND => {
+                let mut body = status_error(404, "NotFound");
+                body["details"] =
+                    json!({"name": "w", "group": "test.my.domain", "kind": "widgets"});
+                (404, body)
+            }
             _ => {
                 let mut body = status_error(403, "Forbidden");
                 body["details"] = json!({"causes": [{"reason": "NamespaceTerminating"}]});
@@ -769,6 +955,121 @@ mod tests {
         assert_eq!(result.expect("reconcile"), Action::await_change());
     }
 
+    /// A cleanup refused because the namespace is being deleted is a failure: the finalizer
+    /// stays until it succeeds, so it is retried and shown.
+    #[tokio::test]
+    async fn a_cleanup_refused_in_a_terminating_namespace_is_a_failure() {
+        let (result, driver) = reconcile_with::<Test<FAIL_TERMINATING>, _>(
+            widget(&[FINALIZER], true),
+            |mut server| async move {
+                answer_act(&mut server, FAIL_TERMINATING).await;
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["reason"], "CleanupFailed");
+            },
+        )
+        .await;
+        assert!(matches!(result, Err(Failure::Cleanup(_))), "{result:?}");
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
+        ));
+    }
+
+    /// A 404 naming the object, for an object that is gone: nothing to do.
+    #[tokio::test]
+    async fn a_404_naming_an_object_that_is_gone_is_no_failure() {
+        let (result, _) = reconcile_with::<Test<FAIL_NOT_FOUND>, _>(
+            widget(&[FINALIZER], false),
+            |mut server| async move {
+                answer_act(&mut server, FAIL_NOT_FOUND).await;
+                server
+                    .expect(Method::GET, PATH, 404, status_error(404, "NotFound"))
+                    .await;
+            },
+        )
+        .await;
+        assert_eq!(result.expect("reconcile"), Action::await_change());
+    }
+
+    /// A 404 naming the object, for an object that is there (a subresource that the kind does
+    /// not serve): a failure, whose Event says what to check.
+    #[tokio::test]
+    async fn a_404_naming_an_object_that_exists_is_a_failure() {
+        let (result, _) = reconcile_with::<Test<FAIL_NOT_FOUND>, _>(
+            widget(&[FINALIZER], false),
+            |mut server| async move {
+                answer_act(&mut server, FAIL_NOT_FOUND).await;
+                let exists = json!(widget(&[FINALIZER], false));
+                server.expect(Method::GET, PATH, 200, exists).await;
+                let event = server.echo(Method::POST, EVENTS).await;
+                let note = event["note"].as_str().expect("a note");
+                assert!(note.contains("yet the object exists"), "{note}");
+            },
+        )
+        .await;
+        assert!(matches!(result, Err(Failure::Apply(_))), "{result:?}");
+    }
+
+    /// A kind that cannot be listed at start (its CRD not installed) is tried again for
+    /// START_TIMEOUT, then its error stops the manager with a hint.
+    #[tokio::test(start_paused = true)]
+    async fn a_kind_that_cannot_be_listed_is_tried_again_then_given_up() {
+        let (ctx, mut server) = mock_context();
+        let api = ctx.api::<Widget>();
+        let script = tokio::spawn(async move {
+            let mut lists = 0;
+            let not_found = |_: &Method, path: &str, _: &Value| {
+                assert_eq!(path, "/apis/test.my.domain/v1/widgets");
+                (404, status_error(404, "NotFound"))
+            };
+            while server.try_answer(START_TIMEOUT, not_found).await.is_some() {
+                lists += 1;
+            }
+            lists
+        });
+        let started = tokio::time::Instant::now();
+        let listed = wait_until_listable(&api, "widget", &CancellationToken::new()).await;
+        let error = listed.expect_err("given up");
+        let waited = started.elapsed();
+        assert!(waited <= START_TIMEOUT, "{waited:?}");
+        assert!(waited >= START_TIMEOUT - START_RETRY_LIMIT, "{waited:?}");
+        assert!(
+            start_hint(&error).contains("is its CRD installed"),
+            "{error}"
+        );
+        drop(api);
+        drop(ctx);
+        // 1, 2, 4 and 8 s, then every 10 s.
+        assert!(script.await.expect("API server script") >= 14);
+    }
+
+    /// A kind listed once it can be (its conversion webhook reachable now): the controller
+    /// starts; a shutdown meanwhile stops it without an error.
+    #[tokio::test(start_paused = true)]
+    async fn a_kind_listed_later_starts_the_controller() {
+        let (ctx, mut server) = mock_context();
+        let api = ctx.api::<Widget>();
+        let script = tokio::spawn(async move {
+            let unreachable =
+                |_: &Method, _: &str, _: &Value| (500, status_error(500, "InternalError"));
+            server.answer(unreachable).await;
+            let empty = json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": []});
+            let listed = |_: &Method, _: &str, _: &Value| (200, empty);
+            let next = server.try_answer(START_TIMEOUT, listed).await;
+            assert!(next.is_some(), "no second list");
+        });
+        let shutdown = CancellationToken::new();
+        let listed = wait_until_listable(&api, "widget", &shutdown).await;
+        assert!(listed.expect("listed"));
+        script.await.expect("API server script");
+
+        let (ctx, _server) = mock_context();
+        let api = ctx.api::<Widget>();
+        shutdown.cancel();
+        let stopped = wait_until_listable(&api, "widget", &shutdown).await;
+        assert!(!stopped.expect("no error"), "started after the shutdown");
+    }
+
     /// A reconciler whose `apply` panics.
     struct Panics;
 
@@ -810,6 +1111,143 @@ mod tests {
             &driver,
             "controller_runtime_active_workers{controller=\"widget\"} 0"
         ));
+    }
+
+    /// A reconciler that applies the widget's ConfigMap, and logs.
+    struct AppliesConfigMap;
+
+    impl Reconciler for AppliesConfigMap {
+        type Resource = Widget;
+        type Error = TestError;
+        const NAME: &'static str = "widget";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, TestError> {
+            tracing::info!("applying the ConfigMap");
+            let config_map = ConfigMap::default();
+            ctx.owned::<ConfigMap>(&*obj).apply(config_map).await?;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+    }
+
+    /// An owned object changed since the cache showed it: the apply is refused (409), and the
+    /// reconcile is tried again shortly, without a failure Event or a failure in the metrics.
+    #[tokio::test]
+    async fn a_stale_read_is_retried_quietly() {
+        let (ctx, mut server) = mock_context();
+        let mut cached = ConfigMap::default();
+        cached.metadata.name = Some("w".into());
+        cached.metadata.namespace = Some("default".into());
+        cached.metadata.uid = Some("c-1".into());
+        cached.metadata.resource_version = Some("7".into());
+        let owner = widget(&[], false).controller_owner_ref(&());
+        cached.metadata.owner_references = owner.map(|owner| vec![owner]);
+        ctx.cache_of([cached]);
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[], false));
+        let reconciled = tokio::spawn(reconcile::<AppliesConfigMap>(obj, driver.clone()));
+        let path = "/api/v1/namespaces/default/configmaps/w";
+        let conflict = status_error(409, "Conflict");
+        let applied = server.expect(Method::PATCH, path, 409, conflict).await;
+        assert_eq!(applied["metadata"]["resourceVersion"], "7");
+        let result = within_timeout(reconciled).await.expect("task");
+        let retry = Action::requeue(owned::STALE_RETRY);
+        assert_eq!(result.expect("no failure"), retry);
+        // No Event: nothing else was sent.
+        let sent = server.try_answer(Duration::from_millis(100), |_, _, _| (500, Value::Null));
+        assert!(sent.await.is_none(), "a request after the refused apply");
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"requeue_after\"} 1"
+        ));
+        assert!(!metric(
+            &driver,
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
+        ));
+        assert!(driver.failures().is_empty());
+    }
+
+    /// Log lines as the manager writes them with `--log-format json`, kept in memory.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            lines.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What the reconciler logs carries the controller's name, the object's namespace and name,
+    /// and the id of the reconcile.
+    #[tokio::test]
+    async fn a_reconcilers_log_lines_say_which_reconcile_they_are_from() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let logs = tracing_subscriber::fmt()
+            .json()
+            .with_writer(move || writer.clone())
+            .finish();
+        let _logging = tracing::subscriber::set_default(logs);
+
+        let (ctx, mut server) = mock_context();
+        ctx.cache_of(Vec::<ConfigMap>::new());
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[], false));
+        for _ in 0..2 {
+            let reconciled = reconcile::<AppliesConfigMap>(obj.clone(), driver.clone());
+            let script = async {
+                let path = "/api/v1/namespaces/default/configmaps/w";
+                let not_found = status_error(404, "NotFound");
+                server.expect(Method::GET, path, 404, not_found).await;
+                server.echo(Method::PATCH, path).await;
+                // The Event Created: the first one, then its series.
+                let event = |_: &Method, path: &str, _: &Value| {
+                    assert!(path.starts_with(EVENTS), "{path}");
+                    (200, json!({}))
+                };
+                server.answer(event).await;
+            };
+            let (result, ()) = within_timeout(async { tokio::join!(reconciled, script) }).await;
+            result.expect("reconciled");
+        }
+
+        let lines = lines
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let lines = String::from_utf8(lines).expect("UTF-8");
+        let ours: Vec<Value> = lines
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+            .filter(|line| line["fields"]["message"] == "applying the ConfigMap")
+            .collect();
+        assert_eq!(ours.len(), 2, "{lines}");
+        for line in &ours {
+            let span = &line["span"];
+            assert_eq!(span["name"], "reconcile", "{line}");
+            assert_eq!(span["controller"], "widget");
+            assert_eq!(span["namespace"], "default");
+            assert_eq!(span["object"], "w");
+            let id = span["reconcile_id"].as_str().expect("a reconcile id");
+            assert_eq!(id.len(), 36, "{id}");
+            assert_eq!(&id[14..15], "4", "a UUID of version 4: {id}");
+        }
+        let ids: Vec<_> = ours
+            .iter()
+            .map(|line| &line["span"]["reconcile_id"])
+            .collect();
+        assert_ne!(ids[0], ids[1], "each reconcile has its own id");
     }
 
     #[test]
@@ -984,5 +1422,267 @@ mod envtests {
             counts => Err(format!("{counts} counts")),
         })
         .await;
+    }
+}
+
+/// What only looks like a deletion getting ahead, against a real kube-apiserver (envtest).
+#[cfg(all(test, feature = "testing"))]
+mod deletion_envtests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use k8s_openapi::api::events::v1::Event as KubeEvent;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::CustomResourceExt;
+    use kube::api::{DeleteParams, PostParams};
+    use kube::core::crd::MergeError;
+    use serde_json::json;
+
+    use super::*;
+    use crate::Operator;
+    use crate::envtest::{Environment, fetch, step};
+    use crate::rbac::policy_rule;
+
+    /// A kind with a status in its type.
+    #[derive(
+        kube::CustomResource, schemars::JsonSchema, Serialize, serde::Deserialize, Clone, Debug,
+    )]
+    #[kube(
+        group = "deletion.rbuilder.io",
+        version = "v1",
+        kind = "Gauge",
+        namespaced,
+        status = "GaugeStatus"
+    )]
+    struct GaugeSpec {
+        size: i32,
+    }
+
+    #[derive(schemars::JsonSchema, Serialize, serde::Deserialize, Clone, Debug, Default)]
+    struct GaugeStatus {
+        reading: i32,
+    }
+
+    const FINALIZER: &str = "deletion.rbuilder.io/finalizer";
+
+    /// The rules of both reconcilers below.
+    fn gauge_rules() -> Vec<PolicyRule> {
+        vec![
+            policy_rule(
+                "deletion.rbuilder.io",
+                &["gauges"],
+                &["get", "list", "watch", "patch"],
+            ),
+            policy_rule("deletion.rbuilder.io", &["gauges/status"], &["patch"]),
+            policy_rule("", &["configmaps"], &["create"]),
+        ]
+    }
+
+    /// A reconciler's error, as rbuilder scaffolds it.
+    #[derive(Debug, thiserror::Error)]
+    enum GaugeError {
+        #[error("{0}")]
+        Kube(#[from] kube::Error),
+    }
+
+    /// Writes the size into the status.
+    struct Reader;
+
+    impl Reconciler for Reader {
+        type Resource = Gauge;
+        type Error = GaugeError;
+        const NAME: &'static str = "reader";
+        const FINALIZER: Option<&'static str> = Some(FINALIZER);
+
+        async fn apply(obj: Arc<Gauge>, ctx: Arc<Context>) -> Result<Action, GaugeError> {
+            let status = GaugeStatus {
+                reading: obj.spec.size,
+            };
+            ctx.apply_status(&*obj, &status).await?;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            gauge_rules()
+        }
+    }
+
+    const READER: Registration = register::<Reader>();
+
+    /// Gauge's CRD as it was installed before the status was added to the type: without the
+    /// status subresource.
+    fn crds_without_status() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        let mut crd = Gauge::crd();
+        for version in &mut crd.spec.versions {
+            version.subresources = None;
+        }
+        Ok(vec![crd])
+    }
+
+    static STATUS_NOT_SERVED: Operator = Operator::new("readers")
+        .controllers(&[READER])
+        .crds(crds_without_status);
+
+    /// The notes of the Warning Events about `name` in `events`.
+    async fn warnings(events: &Api<KubeEvent>, name: &str) -> Result<Vec<String>, String> {
+        let list = events.list(&ListParams::default()).await;
+        let list = list.map_err(|error| error.to_string())?;
+        let notes = list.items.into_iter().filter(|event| {
+            event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name)
+                && event.type_.as_deref() == Some("Warning")
+        });
+        Ok(notes.filter_map(|event| event.note).collect())
+    }
+
+    /// The API server refuses a status write to a CRD that does not serve the status
+    /// subresource (installed before the status was added; `make install` not run since) with
+    /// a 404 that names the object, as if it were gone. The object is there: that is a failure,
+    /// shown in a Warning Event and retried, as controller-runtime returns it.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_status_write_refused_with_404_is_a_failure_while_the_object_exists() {
+        let env = Environment::start(&STATUS_NOT_SERVED).await;
+        env.run(&READER).await;
+        let gauges: Api<Gauge> = env.api();
+        env.apply(&gauges, &Gauge::new("g", GaugeSpec { size: 3 }))
+            .await;
+
+        step("the finalizer is added");
+        env.wait_for("the finalizer", async || {
+            let gauge = fetch(&gauges, "g").await?;
+            match gauge.finalizers() {
+                [finalizer] if finalizer == FINALIZER => Ok(()),
+                other => Err(format!("finalizers {other:?}")),
+            }
+        })
+        .await;
+
+        step("the refused status write is a Warning Event");
+        let events: Api<KubeEvent> = env.api();
+        let notes = env
+            .wait_for(
+                "a Warning Event about the gauge",
+                async || match warnings(&events, "g").await? {
+                    notes if notes.is_empty() => Err("no Warning Event".to_owned()),
+                    notes => Ok(notes),
+                },
+            )
+            .await;
+        assert!(
+            notes
+                .iter()
+                .any(|note| note.contains("\"g\" not found")
+                    && note.contains("yet the object exists")),
+            "{notes:?}"
+        );
+
+        step("and it is retried");
+        let reconciles = env.reconciles(&READER);
+        env.wait_for("two more reconciles", async || {
+            match env.reconciles(&READER) {
+                done if done >= reconciles + 2 => Ok(()),
+                done => Err(format!("{done} reconciles")),
+            }
+        })
+        .await;
+        let gauge = fetch(&gauges, "g").await.expect("the gauge");
+        assert!(gauge.status.is_none(), "{:?}", gauge.status);
+    }
+
+    /// How many times [`Archiver`] has cleaned up.
+    static CLEANUPS: AtomicUsize = AtomicUsize::new(0);
+
+    /// Cleans up by writing an archive ConfigMap next to the gauge: a cleanup that must create
+    /// something.
+    struct Archiver;
+
+    impl Reconciler for Archiver {
+        type Resource = Gauge;
+        type Error = kube::Error;
+        const NAME: &'static str = "archiver";
+        const FINALIZER: Option<&'static str> = Some(FINALIZER);
+
+        async fn apply(_obj: Arc<Gauge>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            Ok(Action::await_change())
+        }
+
+        async fn cleanup(obj: Arc<Gauge>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            CLEANUPS.fetch_add(1, Ordering::Relaxed);
+            let archive: ConfigMap = serde_json::from_value(json!({
+                "metadata": {"name": format!("{}-archive", obj.name_any())},
+                "data": {"size": obj.spec.size.to_string()},
+            }))
+            .map_err(kube::Error::SerdeError)?;
+            let configs = ctx.api_near::<ConfigMap>(&*obj);
+            configs.create(&PostParams::default(), &archive).await?;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            gauge_rules()
+        }
+    }
+
+    const ARCHIVER: Registration = register::<Archiver>();
+
+    fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        Ok(vec![Gauge::crd()])
+    }
+
+    static ARCHIVERS: Operator = Operator::new("archivers")
+        .controllers(&[ARCHIVER])
+        .crds(crds);
+
+    /// A cleanup refused because its namespace is being deleted (403 NamespaceTerminating)
+    /// has not happened: it is a failure, retried, and the object keeps its finalizer. (The
+    /// namespace stays Terminating here: envtest runs no namespace controller, which is what
+    /// would finalize it.)
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_cleanup_refused_in_a_terminating_namespace_is_retried() {
+        let env = Environment::start(&ARCHIVERS).await;
+        env.run(&ARCHIVER).await;
+        let namespaces: Api<Namespace> = Api::all(env.client());
+        let doomed: Namespace =
+            serde_json::from_value(json!({"metadata": {"name": "doomed"}})).expect("a namespace");
+        let created = namespaces.create(&PostParams::default(), &doomed).await;
+        created.expect("the namespace");
+        let gauges: Api<Gauge> = Api::namespaced(env.client(), "doomed");
+        env.apply(&gauges, &Gauge::new("g", GaugeSpec { size: 3 }))
+            .await;
+        env.wait_for("the finalizer", async || {
+            let gauge = fetch(&gauges, "g").await?;
+            match gauge.finalizers() {
+                [finalizer] if finalizer == FINALIZER => Ok(()),
+                other => Err(format!("finalizers {other:?}")),
+            }
+        })
+        .await;
+
+        step("delete the namespace: it is Terminating, and refuses new objects");
+        let deleted = namespaces.delete("doomed", &DeleteParams::default()).await;
+        deleted.expect("the namespace's deletion");
+        env.wait_for("the namespace to be Terminating", async || {
+            let namespace = fetch(&namespaces, "doomed").await?;
+            let phase = namespace.status.and_then(|status| status.phase);
+            match phase.as_deref() {
+                Some("Terminating") => Ok(()),
+                other => Err(format!("phase {other:?}")),
+            }
+        })
+        .await;
+
+        step("delete the gauge: its cleanup is refused, and retried");
+        let deleted = gauges.delete("g", &DeleteParams::default()).await;
+        deleted.expect("the gauge's deletion");
+        env.wait_for("three cleanups", async || {
+            match CLEANUPS.load(Ordering::Relaxed) {
+                done @ 3.. => Ok(done),
+                done => Err(format!("{done} cleanup(s)")),
+            }
+        })
+        .await;
+        let gauge = fetch(&gauges, "g").await.expect("the gauge");
+        assert_eq!(gauge.finalizers(), [FINALIZER]);
     }
 }

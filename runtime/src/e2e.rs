@@ -41,12 +41,15 @@ use serde_json::json;
 use tokio::time::{Instant, sleep, timeout};
 
 use crate::checks;
-pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
+pub use crate::checks::{
+    ReplicaSetState, fetch, gone, has_condition, images, is_controlled_by, is_ready, is_rolled_out,
+    replica_sets,
+};
 use crate::error_chain;
 
 /// The project under test, as its e2e tests describe it with cargo's variables:
 ///
-/// ```ignore
+/// ```text
 /// const PROJECT: Project = Project {
 ///     root: env!("CARGO_MANIFEST_DIR"),
 ///     manager: env!("CARGO_BIN_EXE_<name>"),
@@ -73,8 +76,12 @@ impl Project {
 }
 
 /// How long a test waits for one expected change before failing. Generous, for slow CI
-/// clusters: nothing here waits for pods.
+/// clusters; what waits for Pods to run has longer (see [`POD_WAIT_TIMEOUT`]).
 pub const WAIT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a test waits for Pods to run (a Deployment available, a rollout finished): on a
+/// real cluster their images are pulled first, which may take minutes.
+pub const POD_WAIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How often a condition is checked while waiting.
 const POLL_INTERVAL: Duration = Duration::from_millis(250);
@@ -277,6 +284,18 @@ impl TestEnv {
     ) -> T {
         let check = |what: &str| self.manager().assert_running(what);
         checks::poll(what, WAIT_TIMEOUT, POLL_INTERVAL, check, probe).await
+    }
+
+    /// As [`wait_for`](Self::wait_for), for what waits on Pods running, e.g. a rollout: fails
+    /// after [`POD_WAIT_TIMEOUT`]. (A cluster that cannot run the Pods, without nodes or
+    /// without access to the image's registry, fails it.)
+    pub async fn wait_for_pods<T>(
+        &self,
+        what: &str,
+        probe: impl AsyncFnMut() -> Result<T, String>,
+    ) -> T {
+        let check = |what: &str| self.manager().assert_running(what);
+        checks::poll(what, POD_WAIT_TIMEOUT, POLL_INTERVAL, check, probe).await
     }
 }
 

@@ -1,5 +1,5 @@
-//! What the runtime needs to know about errors: how to print them, and which API errors only
-//! mean that an object is being deleted.
+//! What the runtime needs to know about errors: how to print them, and which API errors may
+//! only mean that an object, or its namespace, is being deleted.
 
 use kube::Resource;
 
@@ -27,14 +27,18 @@ pub(crate) fn api_status(error: &kube::Error) -> Option<&kube::core::Status> {
     }
 }
 
-/// Whether the API server refused a write because the object or its namespace is being
-/// deleted: nothing went wrong, the deletion is simply ahead of the reconcile.
-///
-/// - 422 Invalid when adding a finalizer: "no new finalizers can be added if the object is
-///   being deleted" (the cached object did not show the deletion yet).
-/// - 403 Forbidden with the cause `NamespaceTerminating`: "unable to create new content in
-///   namespace ... because it is being terminated".
-pub(crate) fn is_deletion_in_progress(error: &kube::Error) -> bool {
+/// Whether the API server refused to add a finalizer because the object is being deleted
+/// (422 Invalid: "no new finalizers can be added if the object is being deleted"): the cached
+/// object did not show the deletion yet.
+pub(crate) fn is_finalizer_refused_by_deletion(error: &kube::Error) -> bool {
+    api_status(error)
+        .is_some_and(|status| status.code == 422 && status.message.contains("being deleted"))
+}
+
+/// Whether the API server refused to create an object because its namespace is being deleted
+/// (403 Forbidden with the cause `NamespaceTerminating`: "unable to create new content in
+/// namespace ... because it is being terminated").
+pub(crate) fn is_namespace_terminating(error: &kube::Error) -> bool {
     let Some(status) = api_status(error) else {
         return false;
     };
@@ -44,13 +48,17 @@ pub(crate) fn is_deletion_in_progress(error: &kube::Error) -> bool {
             .iter()
             .any(|cause| cause.reason == "NamespaceTerminating")
     }) || status.message.contains("because it is being terminated");
-    (status.code == 422 && status.message.contains("being deleted"))
-        || (status.is_forbidden() && terminating)
+    status.is_forbidden() && terminating
 }
 
-/// Whether `error` says that `obj` itself no longer exists (404 naming it): e.g. its status
-/// written just after it was deleted.
-pub(crate) fn is_gone<K: Resource<DynamicType = ()>>(error: &kube::Error, obj: &K) -> bool {
+/// Whether `error` is a 404 naming `obj`. It may say that `obj` is gone (e.g. its status
+/// written just after it was deleted), but not always: the API server answers the same to a
+/// write to a subresource that the kind does not serve (a status written to a CRD installed
+/// before the status was added). Only a read of `obj` tells the two apart.
+pub(crate) fn names_as_not_found<K: Resource<DynamicType = ()>>(
+    error: &kube::Error,
+    obj: &K,
+) -> bool {
     api_status(error).is_some_and(|status| {
         let details = status.details.as_ref();
         status.is_not_found()
@@ -72,7 +80,7 @@ mod tests {
     }
 
     #[test]
-    fn deletion_in_progress_is_recognized() {
+    fn deletions_getting_ahead_are_recognized() {
         let finalizer = api_error(json!({
             "code": 422,
             "reason": "Invalid",
@@ -84,19 +92,21 @@ mod tests {
             "message": "unable to create new content in namespace e2e",
             "details": {"causes": [{"reason": "NamespaceTerminating"}]},
         }));
-        for error in [finalizer, terminating] {
-            assert!(is_deletion_in_progress(&error), "{error}");
-        }
+        assert!(is_finalizer_refused_by_deletion(&finalizer));
+        assert!(!is_namespace_terminating(&finalizer));
+        assert!(is_namespace_terminating(&terminating));
+        assert!(!is_finalizer_refused_by_deletion(&terminating));
         let forbidden = api_error(json!({"code": 403, "reason": "Forbidden", "message": "no"}));
         let conflict = api_error(json!({"code": 409, "reason": "Conflict", "message": "changed"}));
         let not_found = api_error(json!({"code": 404, "reason": "NotFound", "message": "gone"}));
         for error in [forbidden, conflict, not_found] {
-            assert!(!is_deletion_in_progress(&error), "{error}");
+            assert!(!is_finalizer_refused_by_deletion(&error), "{error}");
+            assert!(!is_namespace_terminating(&error), "{error}");
         }
     }
 
     #[test]
-    fn only_a_404_naming_the_object_says_it_is_gone() {
+    fn only_a_404_naming_the_object_names_it_as_not_found() {
         let mut obj = k8s_openapi::api::core::v1::ConfigMap::default();
         obj.metadata.name = Some("x".into());
         let not_found = |name: &str, kind: &str| {
@@ -107,9 +117,9 @@ mod tests {
                 "details": {"name": name, "kind": kind},
             }))
         };
-        assert!(is_gone(&not_found("x", "configmaps"), &obj));
-        assert!(!is_gone(&not_found("y", "configmaps"), &obj));
+        assert!(names_as_not_found(&not_found("x", "configmaps"), &obj));
+        assert!(!names_as_not_found(&not_found("y", "configmaps"), &obj));
         // e.g. a CRD that is not installed.
-        assert!(!is_gone(&not_found("x", "widgets"), &obj));
+        assert!(!names_as_not_found(&not_found("x", "widgets"), &obj));
     }
 }

@@ -24,12 +24,15 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::PostParams;
 use kube::{Api, Client};
+use ring::error::Unspecified;
+use ring::rand::{SecureRandom, SystemRandom};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, sleep, timeout_at};
+use tokio::time::{Instant, sleep, timeout, timeout_at};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use crate::client_timeout::TimedOut;
 use crate::errors::error_chain;
 
 /// How long a Lease stays held without a renewal (controller-runtime's default).
@@ -39,6 +42,48 @@ pub(crate) const LEASE_DURATION: Duration = Duration::from_secs(15);
 pub(crate) const RENEW_DEADLINE: Duration = Duration::from_secs(10);
 /// How often instances try to take or renew the Lease (controller-runtime's default).
 pub(crate) const RETRY_PERIOD: Duration = Duration::from_secs(2);
+/// How long each request about the Lease may take: half the [`RENEW_DEADLINE`], as
+/// controller-runtime sets its leader-election client's timeout
+/// (`pkg/leaderelection/leader_election.go`), so that one hung request neither costs the
+/// leadership nor holds up taking it, or releasing it at shutdown.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(RENEW_DEADLINE.as_secs() / 2);
+
+/// `request` about the Lease, given up after [`REQUEST_TIMEOUT`].
+async fn bounded<T>(
+    request: impl Future<Output = Result<T, kube::Error>>,
+) -> Result<T, kube::Error> {
+    match timeout(REQUEST_TIMEOUT, request).await {
+        Ok(answered) => answered,
+        Err(_) => Err(kube::Error::Service(Box::new(TimedOut(REQUEST_TIMEOUT)))),
+    }
+}
+
+/// This instance's identity in the Lease, on the machine (the pod) named `hostname`: the
+/// hostname, for people to read, and a random UUID (version 4), as controller-runtime makes it
+/// (`pkg/leaderelection/leader_election.go`: `os.Hostname() + "_" + uuid.NewUUID()`). Neither
+/// the hostname nor the process id is unique: a pod template that sets `spec.hostname` gives
+/// every replica the same one, and each container's process is pid 1. The randomness is the
+/// operating system's, through ring, which the client's TLS already builds.
+pub(crate) fn identity(hostname: &str) -> Result<String, Unspecified> {
+    let mut bytes = [0u8; 16];
+    SystemRandom::new().fill(&mut bytes)?;
+    Ok(format!("{hostname}_{}", uuid_v4(bytes)))
+}
+
+/// `random` as a version 4 (random) UUID, in its usual text form.
+fn uuid_v4(mut random: [u8; 16]) -> String {
+    random[6] = (random[6] & 0x0f) | 0x40;
+    random[8] = (random[8] & 0x3f) | 0x80;
+    let hex: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
 
 /// The Lease and this instance's identity in it.
 pub(crate) struct LeaderElection {
@@ -146,7 +191,7 @@ impl LeaderElection {
     /// `tryAcquireOrRenew`).
     async fn try_acquire_or_renew(&self, observed: &mut Observed) -> Result<Attempt, kube::Error> {
         let now = Timestamp::now();
-        let Some(current) = self.leases.get_opt(&self.name).await? else {
+        let Some(current) = bounded(self.leases.get_opt(&self.name)).await? else {
             let lease = Lease {
                 metadata: ObjectMeta {
                     name: Some(self.name.clone()),
@@ -154,7 +199,7 @@ impl LeaderElection {
                 },
                 spec: Some(self.record(None, now)),
             };
-            let created = self.leases.create(&PostParams::default(), &lease).await?;
+            let created = bounded(self.leases.create(&PostParams::default(), &lease)).await?;
             *observed = Observed {
                 lease: Some(created),
                 at: Instant::now(),
@@ -181,10 +226,8 @@ impl LeaderElection {
         // anyone wrote it since.
         let mut lease = current;
         lease.spec = Some(self.record(Some(&spec), now));
-        let replaced = self
-            .leases
-            .replace(&self.name, &PostParams::default(), &lease)
-            .await?;
+        let params = PostParams::default();
+        let replaced = bounded(self.leases.replace(&self.name, &params, &lease)).await?;
         *observed = Observed {
             lease: Some(replaced),
             at: Instant::now(),
@@ -234,9 +277,11 @@ impl LeaderElection {
                 ..spec
             }),
         };
-        self.leases
-            .replace(&self.name, &PostParams::default(), &released)
-            .await?;
+        bounded(
+            self.leases
+                .replace(&self.name, &PostParams::default(), &released),
+        )
+        .await?;
         Ok(())
     }
 }
@@ -336,6 +381,56 @@ mod tests {
         assert_eq!(released["spec"]["holderIdentity"], Value::Null);
         assert_eq!(released["spec"]["leaseDurationSeconds"], 1);
         release.await.expect("release");
+    }
+
+    #[test]
+    fn identities_are_the_hostname_and_a_random_uuid() {
+        let (first, second) = (identity("pod"), identity("pod"));
+        let (first, second) = (first.expect("an identity"), second.expect("an identity"));
+        assert_ne!(first, second);
+        let uuid = first.strip_prefix("pod_").expect("the hostname first");
+        let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12], "{uuid}");
+        assert_eq!(&uuid[14..15], "4", "version 4: {uuid}");
+        assert!("89ab".contains(&uuid[19..20]), "RFC 4122 variant: {uuid}");
+    }
+
+    /// An attempt that the API server never answers is given up, and the next one takes the
+    /// Lease.
+    #[tokio::test(start_paused = true)]
+    async fn an_attempt_that_is_never_answered_is_given_up() {
+        let (election, mut server) = election();
+        let script = tokio::spawn(async move {
+            let (method, path, hung) = server.hold().await;
+            assert_eq!((method, path.as_str()), (Method::GET, LEASE));
+            let not_found = |_: &Method, _: &str, _: &Value| (404, status_error(404, "NotFound"));
+            let next = server
+                .try_answer(Duration::from_secs(3600), not_found)
+                .await;
+            assert_eq!(next.map(|(method, _)| method), Some(Method::GET));
+            server.echo(Method::POST, LEASES).await;
+            drop(hung);
+        });
+        let acquired = tokio::time::timeout(
+            Duration::from_secs(3600),
+            election.acquire(&CancellationToken::new()),
+        )
+        .await;
+        let leadership = acquired.expect("the hung attempt to be given up");
+        assert!(leadership.is_some());
+        script.await.expect("API server script");
+    }
+
+    /// A release that the API server never answers is given up: the manager's shutdown must
+    /// end within the Pod's grace period.
+    #[tokio::test(start_paused = true)]
+    async fn a_release_that_is_never_answered_is_given_up() {
+        let (leadership, mut server) = lead().await;
+        let release = tokio::spawn(leadership.release());
+        let (method, _, _hung) = server.hold().await;
+        assert_eq!(method, Method::PUT);
+        let released = tokio::time::timeout(Duration::from_secs(3600), release).await;
+        released.expect("the release to give up").expect("its task");
     }
 
     #[tokio::test(start_paused = true)]
@@ -492,6 +587,35 @@ mod envtests {
 
     use super::*;
     use crate::envtest::{ControlPlane, NAMESPACE};
+
+    /// Two replicas of a pod template that sets `spec.hostname` have the same HOSTNAME, and
+    /// in their containers the same pid (1): only one of them may lead.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn replicas_of_the_same_hostname_do_not_both_lead() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let election = || async {
+            let client = plane.client().await.expect("a client");
+            let identity = identity("manager").expect("random bytes");
+            LeaderElection::new(client, NAMESPACE, "test-lease".into(), identity)
+        };
+        let first = election().await.acquire(&CancellationToken::new()).await;
+        let first = first.expect("the absent Lease is taken");
+        let second = election().await;
+        let second =
+            tokio::time::timeout(3 * RETRY_PERIOD, second.acquire(&CancellationToken::new())).await;
+        assert!(
+            second.is_err(),
+            "the second replica took the Lease its twin holds"
+        );
+        let leases: Api<Lease> =
+            Api::namespaced(plane.client().await.expect("a client"), NAMESPACE);
+        let lease = leases.get("test-lease").await.expect("the Lease");
+        let holder = lease.spec.and_then(|spec| spec.holder_identity);
+        let holder = holder.unwrap_or_default();
+        assert!(holder.starts_with("manager"), "{holder}");
+        first.release().await;
+    }
 
     /// Others may put their own labels, annotations and fields on the Lease (kubectl, a policy
     /// engine, the coordinated leader election's controller): renewals change only the

@@ -8,6 +8,8 @@
 //! - [`controller`]: the [`Reconciler`] trait a controller implements, and the driver that runs
 //!   it (finalizer, metrics, failure Events, retries with a backoff).
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
+//! - [`owned`]: the objects a controller owns (a Deployment per custom resource):
+//!   [`Context::owned`] applies them, adopts orphans, refuses others' objects, deletes them.
 //! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs;
 //!   [`role`]: how rules merge and which role a scope needs, as plain data (rbuilder compiles
 //!   that file too, to write the same role when it scaffolds); [`admission`]: the webhook
@@ -30,6 +32,7 @@ mod cache;
 #[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;
+mod client_timeout;
 pub mod conditions;
 pub mod context;
 pub mod controller;
@@ -49,6 +52,7 @@ pub mod manager;
 pub mod manifests;
 mod metrics;
 mod metrics_auth;
+pub mod owned;
 mod process_metrics;
 pub mod rbac;
 pub mod role;

@@ -1,7 +1,7 @@
 //! The manager: the operator binary's `main`. It reads the flags, connects to the API server,
 //! serves the health probes, the metrics and the webhooks, waits for leadership if asked to,
-//! runs every controller, and on SIGTERM stops them (letting reconciles under way finish) and
-//! releases the Lease.
+//! runs every controller, and on SIGTERM stops them (letting reconciles under way finish, for
+//! 10 s at most) and releases the Lease, within the Pod's grace period.
 //!
 //! A project adds its own parts to it in `src/main.rs`, with [`Manager`]: [`Runnable`]s (an
 //! extra server, a periodic task) that run beside the controllers and stop with them, and
@@ -45,6 +45,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 use axum::Router;
@@ -61,7 +62,8 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
-use tracing::info;
+use tokio::time::timeout;
+use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
 
 pub use crate::runnable::Runnable;
@@ -70,7 +72,8 @@ pub use crate::runnable::Runnable;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::client_metrics::RequestCounterLayer;
-use crate::leader_election::LeaderElection;
+use crate::client_timeout::RequestTimeoutLayer;
+use crate::leader_election::{self, LeaderElection};
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::runnable::{self, Failures};
@@ -278,6 +281,21 @@ impl Manager {
     }
 }
 
+/// Two controllers of one name would share their metrics (the `controller` label) and their
+/// logs, each hiding the other: refused at start, as controller-runtime refuses them.
+fn refuse_controllers_of_one_name(controllers: &[crate::Registration]) -> anyhow::Result<()> {
+    for (at, controller) in controllers.iter().enumerate() {
+        if controllers[..at].iter().any(|c| c.name == controller.name) {
+            bail!(
+                "two controllers are named '{}': a controller's name (Reconciler::NAME) labels \
+                 its metrics and logs, so it must be unique; rename one",
+                controller.name
+            );
+        }
+    }
+    Ok(())
+}
+
 fn fail(error: &anyhow::Error) -> ExitCode {
     eprintln!("error: {error:#}");
     ExitCode::FAILURE
@@ -334,6 +352,7 @@ async fn manage_until(
     if operator.scope == WatchScope::Namespace && watch_namespace.is_none() {
         info!("WATCH_NAMESPACE is not set: watching every namespace the credentials can read");
     }
+    refuse_controllers_of_one_name(operator.controllers)?;
     for controller in operator.controllers {
         metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }
@@ -438,9 +457,11 @@ async fn manage_until(
         runnable.spawn(&mut replicas, ctx.clone(), shutdown, &failures);
     }
 
+    // What did not stop in time at shutdown, as controller-runtime reports it.
+    let mut stuck = None;
     let mut leadership = None;
     let elected = if flags.leader_elect {
-        let election = leader_election(operator, &client);
+        let election = leader_election(operator, &client)?;
         // None: stopped while waiting.
         leadership = election.acquire(&shutdown).await;
         leadership.is_some()
@@ -468,22 +489,37 @@ async fn manage_until(
             }
         };
         tokio::select! {
-            () = wait_until_stopped(&mut leaders, &shutdown) => {}
+            drained = wait_until_stopped(&mut leaders, &shutdown, DRAIN_TIMEOUT) => {
+                if !drained {
+                    stuck.get_or_insert(anyhow!(
+                        "the controllers and the leader's runnables did not stop within \
+                         {DRAIN_TIMEOUT:?} after the shutdown began: cancelled"
+                    ));
+                }
+            }
             // As controller-runtime does: another instance may be reconciling already, so this
             // one stops at once, without releasing the Lease.
             () = lost => bail!("lost the leader-election Lease: exiting"),
         }
     }
 
+    // Each request about the Lease is bounded: released well within the grace period.
     if let Some(leadership) = leadership {
         leadership.release().await;
     }
     replicas_shutdown.cancel();
-    while replicas.join_next().await.is_some() {}
+    if !wait_until_stopped(&mut replicas, &replicas_shutdown, STOP_TIMEOUT).await {
+        stuck.get_or_insert(anyhow!(
+            "the runnables of every replica did not stop within {STOP_TIMEOUT:?}: cancelled"
+        ));
+    }
     servers_shutdown.cancel();
-    let servers_stopped = join_servers(&mut servers).await;
-    // The failure that stopped the manager is what it exits with.
-    if let Some(failure) = failures.take() {
+    let servers_stopped = match timeout(STOP_TIMEOUT, join_servers(&mut servers)).await {
+        Ok(stopped) => stopped,
+        Err(_) => Err(anyhow!("the servers did not stop within {STOP_TIMEOUT:?}")),
+    };
+    // The failure that stopped the manager is what it exits with; else what did not stop.
+    if let Some(failure) = failures.take().or(stuck) {
         return Err(failure);
     }
     servers_stopped?;
@@ -518,14 +554,20 @@ fn webhooks_enabled(flags: &Flags) -> bool {
 
 /// The election for `operator`'s Lease, in POD_NAMESPACE (set from the downward API in
 /// config/manager) or, out of a cluster, the kubeconfig's namespace.
-fn leader_election(operator: &Operator, client: &Client) -> LeaderElection {
+fn leader_election(operator: &Operator, client: &Client) -> anyhow::Result<LeaderElection> {
     let namespace =
         std::env::var("POD_NAMESPACE").unwrap_or_else(|_| client.default_namespace().to_owned());
-    // The pod's name (HOSTNAME in a pod) and the process id: unique per instance.
+    // The pod's name in a pod, for people to read: the identity adds what makes it unique.
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
-    let identity = format!("{host}-{}", std::process::id());
+    let identity = leader_election::identity(&host)
+        .map_err(|_| anyhow!("cannot make a leader-election identity: no random bytes"))?;
     let lease = format!("{}-leader-election", operator.name);
-    LeaderElection::new(client.clone(), &namespace, lease, identity)
+    Ok(LeaderElection::new(
+        client.clone(),
+        &namespace,
+        lease,
+        identity,
+    ))
 }
 
 /// Binds `address` for `what`, so that a port in use fails the start-up; `None` if disabled.
@@ -545,11 +587,7 @@ async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
             error_chain(&error)
         )
     })?;
-    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
-    let client = ClientBuilder::try_from(config)
-        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
-        .with_layer(&counted)
-        .build();
+    let client = client(config, metrics)?;
     let version = client.apiserver_version().await.map_err(|error| {
         anyhow!(
             "cannot reach the Kubernetes API server: {}; {HINT}",
@@ -559,21 +597,47 @@ async fn connect(metrics: &Metrics) -> anyhow::Result<(Client, String)> {
     Ok((client, version.git_version))
 }
 
+/// How long the controllers (their reconciles under way) and the leader's runnables have to
+/// stop once the shutdown began; those still running then are cancelled, as a crash would
+/// stop them, and the next leader takes their work up again. Kubernetes kills the Pod 30 s
+/// after SIGTERM (`terminationGracePeriodSeconds`' default): this leaves time to release the
+/// Lease (at most 15 s: a renewal under way, then the release, each request bounded), so that
+/// another replica takes over at once rather than after the Lease expires. controller-runtime
+/// waits 30 s (`GracefulShutdownTimeout`) and releases the Lease after, which a reconcile that
+/// does not stop would push past the grace period.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the runnables of every replica, then the servers, have to stop once the Lease is
+/// released: the rest of the grace period.
+const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long the manager's client waits for the whole answer to a request that is not a watch
+/// (see [`RequestTimeoutLayer`]): the API server's own limit (its `--request-timeout`, 60 s by
+/// default, after which it answers 504 itself) and a margin, so that only an API server that
+/// died, or a connection that was dropped, runs into it. Connecting has kube's 30 s, as
+/// client-go's dialer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(70);
+
+/// The manager's client of the API server described by `config`; its requests are counted in
+/// `metrics`.
+pub(crate) fn client(config: Config, metrics: &Metrics) -> anyhow::Result<Client> {
+    let counted = RequestCounterLayer::new(&config, metrics.requests.clone());
+    let client = ClientBuilder::try_from(config)
+        .map_err(|error| anyhow!("cannot make a Kubernetes client: {}", error_chain(&error)))?
+        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT))
+        // Outside the deadline, so that a request that ran into it is counted (as `<error>`).
+        .with_layer(&counted)
+        .build();
+    Ok(client)
+}
+
 /// The error of a controller that could not start, with a hint for the usual causes.
 fn start_error(controller: &str, error: &kube::Error) -> anyhow::Error {
-    let reason = match error {
-        kube::Error::Api(status) if status.is_not_found() => {
-            format!("{}; is its CRD installed (make install)?", status.message)
-        }
-        kube::Error::Api(status) if status.is_forbidden() => {
-            format!(
-                "{}; does the manager's role grant it (make manifests)?",
-                status.message
-            )
-        }
-        _ => error_chain(error),
-    };
-    anyhow!("controller {controller} cannot start: {reason}")
+    anyhow!(
+        "controller {controller} cannot start: its kind could not be listed for {:?}: {}",
+        crate::controller::START_TIMEOUT,
+        crate::controller::start_hint(error)
+    )
 }
 
 /// Cancels `shutdown` on SIGTERM (sent by Kubernetes) or SIGINT (Ctrl-C). A second signal exits
@@ -610,17 +674,127 @@ async fn serve_metrics(State(registry): State<Arc<Registry>>) -> Response {
     }
 }
 
-/// Waits until every task has stopped (after `shutdown`, which a failure cancels).
-async fn wait_until_stopped(tasks: &mut JoinSet<()>, shutdown: &CancellationToken) {
-    while tasks.join_next().await.is_some() {}
-    // With no controller registered (yet), and every runnable finished, run until asked to
-    // stop.
-    shutdown.cancelled().await;
+/// Waits until `shutdown` (which a failure cancels too), then until every task has stopped,
+/// for `limit` at most: those still running then are cancelled (at their next `await`), and
+/// the result is `false`.
+async fn wait_until_stopped(
+    tasks: &mut JoinSet<()>,
+    shutdown: &CancellationToken,
+    limit: Duration,
+) -> bool {
+    // Tasks that end before (runnables that are done) are collected meanwhile. With no
+    // controller registered (yet), and every runnable finished, run until asked to stop.
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            joined = tasks.join_next() => if joined.is_none() {
+                shutdown.cancelled().await;
+                break;
+            },
+        }
+    }
+    let all = async { while tasks.join_next().await.is_some() {} };
+    if timeout(limit, all).await.is_ok() {
+        return true;
+    }
+    warn!(
+        tasks = tasks.len(),
+        "still running {limit:?} after the shutdown: cancelled"
+    );
+    tasks.shutdown().await;
+    false
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use futures::StreamExt;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::Api;
+    use kube::api::WatchParams;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+    use tokio::time::timeout;
+
     use super::*;
+
+    /// An API server at the returned address that accepts connections, writes `answer` on
+    /// each, and then never writes anything again: one that hangs, or a watch with no events.
+    async fn hanging_api_server(answer: &'static str) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let address = listener.local_addr().expect("its address");
+        tokio::spawn(async move {
+            let mut held: Vec<TcpStream> = Vec::new();
+            while let Ok((mut stream, _)) = listener.accept().await {
+                // The request first (a GET: its headers alone).
+                let mut request = Vec::new();
+                let mut buffer = [0; 1024];
+                while !request.windows(4).any(|end| end == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => request.extend_from_slice(&buffer[..read]),
+                    }
+                }
+                let _ = stream.write_all(answer.as_bytes()).await;
+                held.push(stream);
+            }
+        });
+        address
+    }
+
+    /// The manager's client of the API server at `address`.
+    fn client_of(address: std::net::SocketAddr) -> Client {
+        let url = format!("http://{address}").parse().expect("a URL");
+        client(Config::new(url), &Metrics::default()).expect("a client")
+    }
+
+    /// A request the API server accepted and never answers fails by itself, instead of
+    /// holding its reconcile (and with it that object) for ever.
+    #[tokio::test(start_paused = true)]
+    async fn a_request_that_is_never_answered_fails() {
+        let configs: Api<ConfigMap> =
+            Api::default_namespaced(client_of(hanging_api_server("").await));
+        let answered = timeout(Duration::from_secs(3600), configs.get("any")).await;
+        let answered = answered.expect("the request to give up by itself");
+        let error = answered.expect_err("no answer came");
+        assert!(
+            error_chain(&error).contains("no answer"),
+            "{}",
+            error_chain(&error)
+        );
+    }
+
+    /// A response whose body stops half-way fails too.
+    #[tokio::test(start_paused = true)]
+    async fn a_response_that_stalls_half_way_fails() {
+        let half = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                    Content-Length: 100\r\n\r\n{\"kind\": \"ConfigMap\",";
+        let configs: Api<ConfigMap> =
+            Api::default_namespaced(client_of(hanging_api_server(half).await));
+        let answered = timeout(Duration::from_secs(3600), configs.get("any")).await;
+        let answered = answered.expect("the request to give up by itself");
+        let error = answered.expect_err("half an answer came");
+        assert!(
+            error_chain(&error).contains("no answer"),
+            "{}",
+            error_chain(&error)
+        );
+    }
+
+    /// A watch stays open while no event comes: the API server ends it (after the
+    /// timeoutSeconds kube sends), and kube's watcher has an idle timeout of its own.
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_without_events_is_not_cut() {
+        let headers = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                       Transfer-Encoding: chunked\r\n\r\n";
+        let configs: Api<ConfigMap> =
+            Api::default_namespaced(client_of(hanging_api_server(headers).await));
+        let watch = configs.watch(&WatchParams::default(), "0").await;
+        let mut events = watch.expect("the watch starts").boxed();
+        let next = timeout(Duration::from_secs(280), events.next()).await;
+        assert!(next.is_err(), "the watch ended: {next:?}");
+    }
 
     #[test]
     fn flags_are_consistent() {
@@ -789,6 +963,68 @@ mod extension_tests {
         );
     }
 
+    /// Two controllers of one name (kubebuilder's multigroup projects name them `<group>-<kind>`
+    /// so that one kind name in two groups makes two) are refused before anything starts.
+    #[tokio::test]
+    async fn controllers_of_one_name_are_refused() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        use k8s_openapi::api::rbac::v1::PolicyRule;
+
+        use crate::controller::{Action, Reconciler, register};
+
+        macro_rules! reconciler {
+            ($name:ident) => {
+                struct $name;
+                impl Reconciler for $name {
+                    type Resource = ConfigMap;
+                    type Error = kube::Error;
+                    const NAME: &'static str = "bar";
+                    const FINALIZER: Option<&'static str> = None;
+                    async fn apply(
+                        _: Arc<ConfigMap>,
+                        _: Arc<Context>,
+                    ) -> Result<Action, kube::Error> {
+                        Ok(Action::await_change())
+                    }
+                    async fn cleanup(
+                        _: Arc<ConfigMap>,
+                        _: Arc<Context>,
+                    ) -> Result<Action, kube::Error> {
+                        Ok(Action::await_change())
+                    }
+                    fn rbac_rules() -> Vec<PolicyRule> {
+                        Vec::new()
+                    }
+                }
+            };
+        }
+        reconciler!(FooBar);
+        reconciler!(FizBar);
+        static TWO_BARS: Operator =
+            Operator::new("two-bars").controllers(&[register::<FooBar>(), register::<FizBar>()]);
+
+        let (flags, _) = flags();
+        let (client, _server) = mock_client();
+        let result = manage_until(
+            &TWO_BARS,
+            flags,
+            client,
+            Metrics::default(),
+            Extensions::default(),
+            CancellationToken::new(),
+        );
+        let error = timeout(Duration::from_secs(10), result)
+            .await
+            .expect("the manager to stop at once")
+            .expect_err("two controllers named bar");
+        assert!(
+            error
+                .to_string()
+                .contains("two controllers are named 'bar'"),
+            "{error:#}"
+        );
+    }
+
     /// A runnable's error stops the manager in order, as SIGTERM does, and is what it exits
     /// with.
     #[tokio::test]
@@ -832,6 +1068,84 @@ mod extension_tests {
         assert_eq!(
             *log.lock().expect("the log"),
             ["the leader's runnable stopped"]
+        );
+    }
+
+    /// Plays the API server for the Lease alone, as it stores it: until the client is
+    /// gone, then returns every write of the Lease.
+    async fn lease_store(mut server: crate::testing::ApiServer) -> Vec<serde_json::Value> {
+        use crate::testing::{Method, status_error};
+
+        let mut stored: Option<serde_json::Value> = None;
+        let mut writes = Vec::new();
+        loop {
+            let current = stored.clone();
+            let answer =
+                move |method: &Method, _: &str, body: &serde_json::Value| match (method, current) {
+                    (&Method::GET, Some(lease)) => (200, lease),
+                    (&Method::GET, None) => (404, status_error(404, "NotFound")),
+                    _ => (200, body.clone()),
+                };
+            let within = Duration::from_secs(3600);
+            let Some((method, body)) = server.try_answer(within, answer).await else {
+                return writes;
+            };
+            if method != Method::GET {
+                stored = Some(body.clone());
+                writes.push(body);
+            }
+        }
+    }
+
+    /// On SIGTERM, a reconcile or runnable of the leader that does not stop keeps neither the
+    /// manager nor its Lease beyond the Pod's grace period (30 s by default, then SIGKILL):
+    /// the Lease is released within it, so that another replica takes over at once.
+    #[tokio::test(start_paused = true)]
+    async fn a_leader_that_does_not_stop_still_releases_the_lease_within_the_grace_period() {
+        let started = Arc::new(tokio::sync::Notify::new());
+        let notify = Arc::clone(&started);
+        let stuck = Runnable::new("stuck", move |_, _| async move {
+            notify.notify_one();
+            // Ignores the shutdown, as a reconcile waiting for an answer that never comes.
+            std::future::pending::<()>().await;
+            Ok::<(), std::io::Error>(())
+        });
+        let extensions = Extensions {
+            runnables: vec![stuck],
+            metrics: Vec::new(),
+        };
+        let flags = Flags::parse_from([
+            "manager",
+            "--leader-elect",
+            "--metrics-bind-address=0",
+            "--health-probe-bind-address=0",
+        ]);
+        let (client, server) = mock_client();
+        let store = tokio::spawn(lease_store(server));
+        let shutdown = CancellationToken::new();
+        let manager = tokio::spawn(manage_until(
+            &NOTHING,
+            flags,
+            client,
+            Metrics::default(),
+            extensions,
+            shutdown.clone(),
+        ));
+        started.notified().await;
+        shutdown.cancel();
+        let signalled = tokio::time::Instant::now();
+        let stopped = timeout(Duration::from_secs(3600), manager).await;
+        let stopped_after = signalled.elapsed();
+        let result = stopped.expect("the manager to stop").expect("its task");
+        assert!(stopped_after < Duration::from_secs(30), "{stopped_after:?}");
+        let error = result.expect_err("what did not stop is the manager's error");
+        assert!(error.to_string().contains("did not stop within"), "{error}");
+        let writes = store.await.expect("the Lease's API server");
+        let last = writes.last().expect("the Lease was written");
+        assert_eq!(
+            last["spec"]["holderIdentity"],
+            serde_json::Value::Null,
+            "not released"
         );
     }
 
@@ -1138,5 +1452,195 @@ mod shutdown_tests {
         let left = crates.get_opt(name).await.expect("a read");
         let finalizers = left.map(|obj| obj.finalizers().to_vec());
         assert_eq!(finalizers, None, "the crate kept its finalizer");
+    }
+}
+
+/// A manager whose conversion webhook is not reachable when it starts: the API server calls it
+/// through the webhook Service, which has no endpoint until this very Pod is Ready.
+#[cfg(all(test, feature = "testing"))]
+mod start_tests {
+    use std::net::SocketAddr;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use k8s_openapi::api::rbac::v1::PolicyRule;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::PostParams;
+    use kube::core::crd::MergeError;
+    use kube::{Api, CustomResourceExt};
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::time::{sleep, timeout};
+
+    use super::*;
+    use crate::controller::Action;
+    use crate::e2e::free_local_address;
+    use crate::envtest::{ControlPlane, NAMESPACE, webhooks};
+    use crate::webhook::conversion;
+    use crate::{Reconciler, register};
+
+    /// Version v1 of the dials, the storage version.
+    mod v1 {
+        #[derive(
+            kube::CustomResource,
+            schemars::JsonSchema,
+            serde::Serialize,
+            serde::Deserialize,
+            Clone,
+            Debug,
+        )]
+        #[kube(group = "start.rbuilder.io", version = "v1", kind = "Dial", namespaced)]
+        pub struct DialSpec {
+            pub turns: i64,
+        }
+    }
+
+    /// Version v2, the one the controller reads: the API server converts the stored objects.
+    mod v2 {
+        #[derive(
+            kube::CustomResource,
+            schemars::JsonSchema,
+            serde::Serialize,
+            serde::Deserialize,
+            Clone,
+            Debug,
+        )]
+        #[kube(group = "start.rbuilder.io", version = "v2", kind = "Dial", namespaced)]
+        pub struct DialSpec {
+            pub degrees: i64,
+        }
+    }
+
+    impl From<v2::Dial> for v1::Dial {
+        fn from(dial: v2::Dial) -> Self {
+            let spec = v1::DialSpec {
+                turns: dial.spec.degrees / 360,
+            };
+            Self {
+                metadata: dial.metadata,
+                spec,
+            }
+        }
+    }
+
+    impl From<v1::Dial> for v2::Dial {
+        fn from(dial: v1::Dial) -> Self {
+            let spec = v2::DialSpec {
+                degrees: dial.spec.turns * 360,
+            };
+            Self {
+                metadata: dial.metadata,
+                spec,
+            }
+        }
+    }
+
+    /// How many times [`Turner`] has reconciled a dial.
+    static RECONCILED: AtomicUsize = AtomicUsize::new(0);
+
+    /// Reads the dials in v2.
+    struct Turner;
+
+    impl Reconciler for Turner {
+        type Resource = v2::Dial;
+        type Error = kube::Error;
+        const NAME: &'static str = "turner";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(_obj: Arc<v2::Dial>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            RECONCILED.fetch_add(1, Ordering::Relaxed);
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            Vec::new()
+        }
+    }
+
+    fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        crate::crd::merge_versions(vec![v1::Dial::crd(), v2::Dial::crd()])
+    }
+
+    static OPERATOR: Operator = Operator::new("dials")
+        .controllers(&[register::<Turner>()])
+        .webhooks(&[conversion::<v1::Dial, v2::Dial>()])
+        .crds(crds);
+
+    /// Forwards what `listener` accepts to `to`, as a Service forwards to its endpoints.
+    async fn forward(listener: TcpListener, to: SocketAddr) {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = TcpStream::connect(to).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    }
+
+    /// The manager keeps trying to list its kind while its own conversion webhook cannot be
+    /// reached (as controller-runtime's informer retries until its cache sync timeout), and
+    /// reconciles once it can.
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_conversion_webhook_reachable_only_later_does_not_stop_the_manager() {
+        let plane = ControlPlane::start().await.expect("a control plane");
+        let client = plane.client().await.expect("a client");
+        let certs = plane.dir().join("manager-certs");
+        std::fs::create_dir(&certs).expect("a folder");
+        let pem = plane.ca().server("manager").expect("a certificate");
+        std::fs::write(certs.join("tls.crt"), pem.cert).expect("write tls.crt");
+        std::fs::write(certs.join("tls.key"), pem.key).expect("write tls.key");
+        // The manager serves its webhooks on one port; the API server calls them through
+        // another (the Service), where nothing listens yet.
+        let (served, service) = (free_local_address(), free_local_address());
+        let service_url = format!("https://{service}");
+        let ca = plane.ca().cert.clone();
+        webhooks::install_crds(&client, &OPERATOR, Some(&service_url), &ca)
+            .await
+            .expect("the CRD");
+        let dials: Api<v1::Dial> = Api::namespaced(client.clone(), NAMESPACE);
+        let dial = v1::Dial::new("stored-in-v1", v1::DialSpec { turns: 2 });
+        let created = dials.create(&PostParams::default(), &dial).await;
+        created.expect("a dial, stored in v1");
+
+        let flags = Flags::parse_from([
+            "manager".to_owned(),
+            "--metrics-bind-address=0".to_owned(),
+            "--health-probe-bind-address=0".to_owned(),
+            format!("--webhook-bind-address={served}"),
+            format!("--webhook-cert-path={}", certs.display()),
+        ]);
+        let shutdown = CancellationToken::new();
+        let manager = manage_until(
+            &OPERATOR,
+            flags,
+            client,
+            Metrics::default(),
+            Extensions::default(),
+            shutdown.clone(),
+        );
+        let manager = tokio::spawn(manager);
+
+        // Until the Pod is Ready, and its Service has an endpoint.
+        sleep(Duration::from_secs(5)).await;
+        if manager.is_finished() {
+            let result = manager.await.expect("the manager's task");
+            panic!("the manager stopped before its webhook was reachable: {result:?}");
+        }
+        let listener = TcpListener::bind(service)
+            .await
+            .expect("the Service's port");
+        tokio::spawn(forward(listener, served));
+
+        let reconciled = async {
+            while RECONCILED.load(Ordering::Relaxed) == 0 {
+                sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let waited = timeout(Duration::from_secs(60), reconciled).await;
+        waited.expect("the dial to be reconciled once the webhook is reachable");
+        shutdown.cancel();
+        let stopped = timeout(Duration::from_secs(30), manager).await;
+        let result = stopped.expect("the manager to stop").expect("its task");
+        result.expect("the manager stops without an error");
     }
 }

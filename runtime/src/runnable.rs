@@ -37,9 +37,10 @@ type Run = Box<
 ///   start on every replica, as the metrics and webhook servers, for what must not wait for
 ///   the Lease (a server, a cache warmed up in advance).
 /// - **How it stops.** On SIGTERM the manager cancels the controllers and the leader's
-///   runnables together and waits for all of them; then it releases the Lease, cancels the
-///   runnables of every replica and waits for them; the probe, metrics and webhook servers
-///   stop last. controller-runtime stops its runnables in the same order.
+///   runnables together and waits for all of them (10 s at most, then they are cancelled at
+///   their next `.await`); then it releases the Lease, cancels the runnables of every replica
+///   and waits for them (5 s at most); the probe, metrics and webhook servers stop last.
+///   controller-runtime stops its runnables in the same order.
 /// - **When it fails.** A runnable that returns an error, or panics, stops the manager as a
 ///   controller that cannot start does: the manager logs it, stops everything else in the
 ///   order above, and exits with that error (status 1), so that Kubernetes restarts the Pod.

@@ -86,6 +86,19 @@ impl ApiServer {
         answered.expect("timed out waiting for a request")
     }
 
+    /// Waits for the next request and never answers it, as an API server that accepted it
+    /// and then hung (or died without closing the connection): its client waits for as long
+    /// as the returned [`Held`] lives. Returns its method and path (without the query).
+    pub async fn hold(&mut self) -> (Method, String, Held) {
+        let next = tokio::time::timeout(Duration::from_secs(5), self.0.next_request()).await;
+        let (request, send) = next
+            .ok()
+            .flatten()
+            .expect("timed out waiting for a request");
+        let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+        (method, path, Held { _response: send })
+    }
+
     /// [`answer`](Self::answer), or `None` if no request comes `within` that long.
     pub async fn try_answer(
         &mut self,
@@ -111,6 +124,11 @@ impl ApiServer {
         send.send_response(response);
         Some((method, body))
     }
+}
+
+/// A request [`ApiServer::hold`] never answers; dropping it fails the request.
+pub struct Held {
+    _response: tower_test::mock::SendResponse<Response<Body>>,
 }
 
 /// What [`https_get`] got.

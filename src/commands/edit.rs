@@ -1,7 +1,8 @@
 //! `rbuilder edit`: change project-wide settings recorded in PROJECT, and the files that
 //! follow from them.
 //!
-//! - `--multigroup`: where new APIs go; existing ones stay.
+//! - `--multigroup`: where new APIs go, and how their controllers and roles are named;
+//!   existing ones stay.
 //! - `--license`, `--owner`: the license header of files scaffolded from then on
 //!   (`hack/boilerplate.txt`) and Cargo.toml's `license`; `rbuilder update` then gives
 //!   rbuilder's own files the new header.
@@ -11,17 +12,16 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use serde_json::json;
 
 use super::create_webhook::{
     MANAGER_NEEDS, REPLACEMENTS, plan_replacements, plan_webhook_configurations,
 };
-use super::{autoupdate, finish, grafana, helm};
+use super::{autoupdate, create_api, finish, grafana, helm};
 use crate::cli::EditArgs;
 use crate::external;
 use crate::license;
 use crate::manifests::role_with_scope;
-use crate::model::builtin;
+use crate::model::{Resource, builtin};
 use crate::project::{self, License, Project};
 use crate::scaffold::context::BOILERPLATE;
 use crate::scaffold::paths::{CARGO_TOML, LIB, MANAGER, ROLE};
@@ -51,6 +51,7 @@ pub fn run(root: &Path, args: EditArgs) -> Result<()> {
     let mut next = Vec::new();
     if let Some(multigroup) = args.multigroup {
         next.push(multigroup_change(&mut after, multigroup)?);
+        describe_layout(root, &mut plan, &before, &after)?;
     }
     if args.license_file.is_some() && args.owner.is_some() {
         bail!("{}", license::OWNER_WITH_FILE);
@@ -172,13 +173,53 @@ fn multigroup_change(project: &mut Project, multigroup: bool) -> Result<String> 
     let before = std::mem::replace(&mut project.multigroup, multigroup);
     Ok(match (before, multigroup) {
         (false, true) => "The project is now multigroup: new APIs go to \
-                          src/api/<group>/<version>/. Existing APIs stay where they are."
+                          src/api/<group>/<version>/, their controllers, webhooks and tests to \
+                          folders of the group's (src/controller/<group>/, ...), named after \
+                          the group as kubebuilder names them. Existing APIs stay where they \
+                          are."
             .into(),
         (true, false) => "The project is now single-group: new APIs go to \
                           src/api/<version>/, and all must share one group."
             .into(),
         _ => "The project's layout is unchanged.".into(),
     })
+}
+
+/// The README and the modules that list controllers and webhooks describe how the project is
+/// laid out, which `--multigroup` changes for the APIs made from then on: their descriptions
+/// follow, where they are as rbuilder wrote them.
+fn describe_layout(root: &Path, plan: &mut Plan, before: &Project, after: &Project) -> Result<()> {
+    let templates = Templates::load(&["init/"])?;
+    let (old_ctx, new_ctx) = (project_context(root, before), project_context(root, after));
+    for path in ["README.md", "src/controller/mod.rs", "src/webhook/mod.rs"] {
+        let template = format!("init/{path}");
+        let old = templates.render(&template, &old_ctx)?;
+        let new = templates.render(&template, &new_ctx)?;
+        let (old, new) = changed_lines(&old, &new);
+        if old.is_empty() || !plan.read(path)?.is_some_and(|text| text.contains(&old)) {
+            continue;
+        }
+        plan.update(path.to_owned(), |text| Ok(text.replacen(&old, &new, 1)))?;
+    }
+    Ok(())
+}
+
+/// The lines of `old` that `new` writes differently, and those it writes instead: what lies
+/// between the lines both start with and those both end with.
+fn changed_lines(old: &str, new: &str) -> (String, String) {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let end = old[start..]
+        .iter()
+        .rev()
+        .zip(new[start..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let block = |lines: &[&str]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    (
+        block(&old[start..old.len() - end]),
+        block(&new[start..new.len() - end]),
+    )
 }
 
 /// A new license header: hack/boilerplate.txt (what every later command writes at the top of
@@ -305,21 +346,17 @@ fn scope_change(
         files.push((LIB.to_owned(), old, new));
     }
     for r in after.custom_resources().filter(|r| r.namespaced()) {
-        let plural = r.plural_or_derived()?.to_string();
-        let resource = json!({
-            "kind": r.kind,
-            "plural": plural,
-            "api_group": format!("{}.{}", r.group, r.domain),
-        });
+        // A kind migrated from kubebuilder is described by its CRD, which is read for it.
+        let own = create_api::own_types(root, r)?;
+        let resource = Resource::of(&after.record_of(r), after.multigroup, None, own.as_ref())?;
         let (mut old_ctx, mut new_ctx) = (old_ctx.clone(), new_ctx.clone());
         old_ctx.insert("resource", &resource);
         new_ctx.insert("resource", &resource);
         for role in ["admin", "editor", "viewer"] {
             let template = format!("rbac/{role}_role.yaml");
-            let path = format!("config/rbac/{}_{role}_role.yaml", r.kind.lower());
             let old = templates.render(&template, &old_ctx)?;
             let new = templates.render(&template, &new_ctx)?;
-            files.push((path, old, new));
+            files.push((resource.role_file(role), old, new));
         }
     }
 

@@ -7,6 +7,7 @@ mod create_webhook;
 mod edit;
 mod generate;
 mod grafana;
+mod group_dirs;
 mod helm;
 mod init;
 mod owned_files;
@@ -41,9 +42,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let done = |result: Result<()>| result.map(|()| Outcome::Done);
     match cli.command {
         Command::Init(args) => done(init::run(&current_dir()?, args)),
-        Command::Create(CreateCommand::Api(args)) | Command::CreateApi(args) => {
-            done(create_api::run(&current_dir()?, *args))
-        }
+        Command::Create(CreateCommand::Api(args)) => done(create_api::run(&current_dir()?, *args)),
         Command::Create(CreateCommand::Webhook(args)) => {
             done(create_webhook::run(&current_dir()?, args))
         }
@@ -84,13 +83,7 @@ fn version_text() -> String {
 /// Applies the plan, or with --dry-run only lists it; then says what to do next.
 fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
     if dry_run {
-        // The same checks as a real run, so that a dry run that passes means the run would.
-        plan.check()?;
-        say(&format!(
-            "{}dry run: nothing was written\n",
-            plan.describe()
-        ));
-        return Ok(());
+        return dry_run_with_report(plan, "");
     }
     plan.apply()?;
     let done = plan.describe();
@@ -100,6 +93,21 @@ fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
         (false, false) => format!("\n{next_steps}\n"),
     };
     say(&format!("{done}{next}"));
+    Ok(())
+}
+
+/// Lists what the plan would do, then `report` (what the command found, as its run says it),
+/// and writes nothing.
+fn dry_run_with_report(plan: Plan, report: &str) -> Result<()> {
+    // The same checks as a real run, so that a dry run that passes means the run would.
+    plan.check()?;
+    let planned = plan.describe();
+    let report = match (report, planned.is_empty()) {
+        ("", _) => String::new(),
+        (report, true) => format!("{report}\n\n"),
+        (report, false) => format!("\n{report}\n\n"),
+    };
+    say(&format!("{planned}{report}dry run: nothing was written\n"));
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use super::generate::{Scratch, replay};
-use super::{finish, owned_files};
+use super::{dry_run_with_report, finish, owned_files};
 use crate::cli::UpdateArgs;
 use crate::project::{self, CLI_VERSION, Project};
 use crate::scaffold::owned::{self, State};
@@ -71,34 +71,46 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     // A project can outgrow a replay (e.g. `edit --multigroup` after its first APIs): then the
     // comparison is skipped, not the update.
     let differing = user_files_that_differ(root, &project);
-    let mut next = match &from {
-        Some(from) if from != CLI_VERSION => {
-            format!("Updated the rbuilder-owned files from rbuilder {from} to {CLI_VERSION}.\n")
-        }
+    // A dry run says all that the run would, in the conditional.
+    let dry_run = args.dry_run;
+    let mut report = match &from {
+        Some(from) if from != CLI_VERSION => format!(
+            "{} the rbuilder-owned files from rbuilder {from} to {CLI_VERSION}.\n",
+            if dry_run { "Would update" } else { "Updated" }
+        ),
         _ => format!("The rbuilder-owned files are those of rbuilder {CLI_VERSION}.\n"),
     };
     if !edited.is_empty() {
-        next.push_str(&format!(
-            "--force overwrote your changes to: {}\n",
+        report.push_str(&format!(
+            "--force {} your changes to: {}\n",
+            if dry_run {
+                "would overwrite"
+            } else {
+                "overwrote"
+            },
             edited.join(", ")
         ));
     }
     match differing {
-        Err(error) => next.push_str(&format!(
+        Err(error) => report.push_str(&format!(
             "Could not compare your files with a new scaffold: {error:#}"
         )),
         Ok(differing) if differing.is_empty() => {
-            next.push_str("Your files are as a new scaffold writes them.")
+            report.push_str("Your files are as a new scaffold writes them.")
         }
-        Ok(differing) => next.push_str(&format!(
-            "A new scaffold writes these of your files differently (they are yours, and were \
-             left alone):\n  {}\nTo see how: rbuilder alpha generate --output-dir <new folder>, \
-             then diff.",
+        Ok(differing) => report.push_str(&format!(
+            "A new scaffold writes these of your files differently (they are yours: update \
+             leaves them alone):\n  {}\nTo see how: rbuilder alpha generate --output-dir <new \
+             folder>, then diff.",
             differing.join("\n  ")
         )),
     }
-    next.push_str(&ported_by_hand(root)?);
-    finish(plan, args.dry_run, &next)
+    report.push_str(&ported_by_hand(root)?);
+    if dry_run {
+        dry_run_with_report(plan, &report)
+    } else {
+        finish(plan, false, &report)
+    }
 }
 
 /// A project made before rbuilder owned any of its files (before the operator runtime): its

@@ -5,10 +5,19 @@
 /// A validated image reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageReference {
-    /// Everything before the tag and digest: `ghcr.io/org/web`.
-    repository: String,
+    /// The registry, when the reference names one: `ghcr.io`, `localhost:5000`.
+    registry: Option<String>,
+    /// The repository's path in the registry: `org/web`.
+    path: String,
     tag: Option<String>,
+    digest: Option<String>,
 }
+
+/// Docker Hub, the registry of a reference that names none.
+const DOCKER_HUB: &str = "docker.io";
+
+/// The tag an e2e test gives an image of a registry other than Docker Hub.
+const E2E_TAG: &str = "e2e";
 
 impl ImageReference {
     /// Parses `image`; `None` when it is not a valid reference.
@@ -37,20 +46,36 @@ impl ImageReference {
             && tag.is_none_or(is_tag)
             && digest.is_none_or(is_digest);
         valid.then(|| Self {
-            repository: repository.to_owned(),
+            registry: registry.map(str::to_owned),
+            path: path.to_owned(),
             tag: tag.map(str::to_owned),
+            digest: digest.map(str::to_owned),
         })
     }
 
-    /// The same repository with another tag (and no digest): `:latest`, or `:stable` when the
-    /// image is `:latest` already. What an e2e test changes `spec.image` to.
-    pub fn with_another_tag(&self) -> String {
-        let tag = if self.tag.as_deref() == Some("latest") {
-            "stable"
-        } else {
-            "latest"
+    /// What an e2e test changes `spec.image` to: another reference that a validating webhook
+    /// accepts if it accepts this one (never `latest` or a tag dropped), and, where there is
+    /// one, to the same image, which a real cluster can pull. A Docker Hub image gets its other
+    /// name: `nginx:1.27` is `docker.io/library/nginx:1.27`, and the other way round. An image
+    /// of another registry has no other name: it gets the tag `e2e`, which pulls the same image
+    /// if it has a digest, and else may not exist (the test checks the Deployment, not its
+    /// Pods).
+    pub fn renamed_for_e2e(&self) -> String {
+        let suffix = |tag: Option<&str>| {
+            let tag = tag.map(|tag| format!(":{tag}")).unwrap_or_default();
+            let digest = self.digest.as_ref().map(|d| format!("@{d}"));
+            format!("{tag}{}", digest.unwrap_or_default())
         };
-        format!("{}:{tag}", self.repository)
+        let same = suffix(self.tag.as_deref());
+        match self.registry.as_deref() {
+            None if self.path.contains('/') => format!("{DOCKER_HUB}/{}{same}", self.path),
+            None => format!("{DOCKER_HUB}/library/{}{same}", self.path),
+            Some(DOCKER_HUB) => {
+                let short = self.path.strip_prefix("library/").unwrap_or(&self.path);
+                format!("{short}{same}")
+            }
+            Some(registry) => format!("{registry}/{}{}", self.path, suffix(Some(E2E_TAG))),
+        }
     }
 }
 
@@ -169,19 +194,32 @@ mod tests {
         }
     }
 
+    /// The tutorial's validating webhook refuses `latest` and an image without tag or digest:
+    /// an e2e test's image must pass it whenever the sample's does.
     #[test]
-    fn another_tag_drops_the_digest() {
-        let other = |image| {
-            ImageReference::parse(image)
-                .expect(image)
-                .with_another_tag()
-        };
-        assert_eq!(other("nginx:1.27"), "nginx:latest");
-        assert_eq!(other("nginx:latest"), "nginx:stable");
-        assert_eq!(other("localhost:5000/web"), "localhost:5000/web:latest");
+    fn an_e2e_test_renames_the_image_without_losing_its_tag_or_digest() {
+        fn renamed(image: &str) -> String {
+            ImageReference::parse(image).expect(image).renamed_for_e2e()
+        }
+        assert_eq!(renamed("nginx:1.27"), "docker.io/library/nginx:1.27");
         assert_eq!(
-            other(&format!("ghcr.io/org/web@{DIGEST}")),
-            "ghcr.io/org/web:latest"
+            renamed("stefanprodan/podinfo:6.7.1"),
+            "docker.io/stefanprodan/podinfo:6.7.1"
         );
+        assert_eq!(renamed("docker.io/library/nginx:1.27"), "nginx:1.27");
+        assert_eq!(
+            renamed("docker.io/stefanprodan/podinfo:6.7.1"),
+            "stefanprodan/podinfo:6.7.1"
+        );
+        assert_eq!(
+            renamed(&format!("web:1@{DIGEST}")),
+            format!("docker.io/library/web:1@{DIGEST}")
+        );
+        assert_eq!(
+            renamed(&format!("ghcr.io/org/web@{DIGEST}")),
+            format!("ghcr.io/org/web:e2e@{DIGEST}")
+        );
+        assert_eq!(renamed("ghcr.io/org/web:v1"), "ghcr.io/org/web:e2e");
+        assert_eq!(renamed("localhost:5000/web"), "localhost:5000/web:e2e");
     }
 }

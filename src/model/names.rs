@@ -145,6 +145,17 @@ impl Group {
         );
     }
 
+    /// The group's module under `src/controller/`, `src/webhook/` and the tests of a multigroup
+    /// project, whatever kind of type it has: [`Group::module`], and `core` for the core group
+    /// (kubebuilder's `internal/controller/core/`, k8s-openapi's `api::core`). A module named
+    /// `core` beside the crate of that name is fine there: it is never the start of a `use`.
+    pub fn dir_module(&self) -> Result<String> {
+        if self.is_core() {
+            return Ok("core".to_owned());
+        }
+        self.module()
+    }
+
     /// Checks that `<group>.<domain>` is a valid API group name as a whole.
     pub fn check_with_domain(&self, domain: &Domain) -> Result<()> {
         let full = format!("{}.{}", self.0, domain.0);

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::deploy_image::IMAGE_RULE;
 use super::image::ImageReference;
+use super::layout::{Controller, GroupLayout};
 use super::names::{ControllerName, Group, Kind, Plural, ShortName, Version};
 use super::rust_names::RustModule;
 use crate::external::External;
@@ -56,7 +57,8 @@ impl Flavor {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeployImage {
     pub image: String,
-    /// Another tag of the image, which the e2e test changes `spec.image` to.
+    /// The image by another name, which the e2e test changes `spec.image` to
+    /// (`ImageReference::renamed_for_e2e`).
     pub updated_image: String,
     pub port: Option<u16>,
     pub command: Vec<String>,
@@ -159,7 +161,7 @@ impl DeployImage {
         };
         Ok(Self {
             image: options.image.clone(),
-            updated_image: reference.with_another_tag(),
+            updated_image: reference.renamed_for_e2e(),
             port: options.container_port,
             command,
             run_as_user: options.run_as_user,
@@ -188,6 +190,21 @@ pub struct Resource {
     /// The kind's types are made from its CRD (migrated from kubebuilder); `None`: rbuilder
     /// scaffolds them.
     pub from_crd: Option<FromCrd>,
+    /// Where its controllers, webhooks and tests go (`group_dir`, `group_dir_up` for
+    /// templates), and how they are named.
+    #[serde(flatten)]
+    pub layout: GroupLayout,
+    /// The kind's own controller's name, its `Reconciler::NAME` (the `controller` label of its
+    /// metrics, its logs): `site`, or in a multigroup project `web-apps-site`, as
+    /// kubebuilder names them (`Named(...)`), unique in the manager.
+    pub controller_name: String,
+    /// How the kind's admin, editor and viewer roles are named: `site-admin-role`, or in a
+    /// multigroup project `web-apps-site-admin-role`, as kubebuilder names them (a
+    /// RoleBinding made for a kubebuilder project keeps working).
+    pub role_name_prefix: String,
+    /// Their files: `config/rbac/site_admin_role.yaml`, multigroup
+    /// `config/rbac/web-apps_site_admin_role.yaml`.
+    pub role_file_prefix: String,
 }
 
 impl Resource {
@@ -272,6 +289,8 @@ impl Resource {
             }),
             _ => None,
         };
+        let layout = GroupLayout::of(multigroup, group)?;
+        let kind_name = kind.lower();
         Ok(Self {
             group: group.clone(),
             version: version.clone(),
@@ -285,7 +304,17 @@ impl Resource {
             api_module_path,
             flavor,
             from_crd,
+            controller_name: Controller::own(&layout, kind).name,
+            role_name_prefix: layout.name(&kind_name),
+            role_file_prefix: layout.file_name(&kind_name),
+            layout,
         })
+    }
+
+    /// The name of the kind's second controller `name` (`captain-backup`): as given, or in a
+    /// multigroup project after the group (`crew-captain-backup`), as kubebuilder names it.
+    pub fn second_controller_name(&self, name: &ControllerName) -> String {
+        Controller::second(&self.layout, &self.kind, name).name
     }
 
     /// The template family of the resource `record` describes, as `Resource::of` derives it,
@@ -340,48 +369,83 @@ impl Resource {
         format!("{}/{}.rs", self.api_dir(), self.module.file)
     }
 
-    /// The kind's controller: `src/controller/demo_micro_service.rs`.
+    fn dir(&self, base: &str) -> String {
+        self.layout.dir(base)
+    }
+
+    fn module_path(&self, module: &str) -> String {
+        self.layout.module_path(module)
+    }
+
+    /// The group's module files in a multigroup project (`src/controller/web_apps/mod.rs`,
+    /// ...), under `base`: `None` in a single-group project.
+    pub fn group_dir_mod_file(&self, base: &str) -> Option<String> {
+        self.layout.mod_file(base)
+    }
+
+    /// The kind's controller: `src/controller/demo_micro_service.rs`, multigroup
+    /// `src/controller/devops/demo_micro_service.rs`.
     pub fn controller_file(&self) -> String {
-        format!("src/controller/{}.rs", self.module.file)
+        Controller::own(&self.layout, &self.kind).file
     }
 
     /// The controller's unit tests: `src/controller/demo_micro_service/tests.rs`.
     pub fn controller_tests_file(&self) -> String {
-        format!("src/controller/{}/tests.rs", self.module.file)
+        format!(
+            "{}/{}/tests.rs",
+            self.dir("src/controller"),
+            self.module.file
+        )
     }
 
-    /// A second controller of a kind (`--controller-name captain-backup`):
-    /// `src/controller/captain_backup.rs`.
-    pub fn second_controller_file(name: &ControllerName) -> String {
-        format!("src/controller/{}.rs", name.module().file)
+    /// The controller's module under `crate::controller`: `demo_micro_service`, multigroup
+    /// `devops::demo_micro_service`.
+    pub fn controller_module(&self) -> String {
+        self.module_path(&self.module.ident)
+    }
+
+    /// A second controller of the kind (`--controller-name captain-backup`):
+    /// `src/controller/captain_backup.rs`, multigroup `src/controller/crew/captain_backup.rs`.
+    pub fn second_controller_file(&self, name: &ControllerName) -> String {
+        Controller::second(&self.layout, &self.kind, name).file
     }
 
     /// Its unit tests: `src/controller/captain_backup/tests.rs`.
-    pub fn second_controller_tests_file(name: &ControllerName) -> String {
-        format!("src/controller/{}/tests.rs", name.module().file)
+    pub fn second_controller_tests_file(&self, name: &ControllerName) -> String {
+        let dir = self.dir("src/controller");
+        format!("{dir}/{}/tests.rs", name.module().file)
+    }
+
+    /// Its module under `crate::controller`: `captain_backup`, multigroup
+    /// `crew::captain_backup`.
+    pub fn second_controller_module(&self, name: &ControllerName) -> String {
+        self.module_path(&name.module().ident)
     }
 
     /// Its integration tests: `tests/integration/captain_backup.rs`.
-    pub fn second_controller_integration_file(name: &ControllerName) -> String {
-        format!("tests/integration/{}.rs", name.module().file)
+    pub fn second_controller_integration_file(&self, name: &ControllerName) -> String {
+        let dir = self.dir("tests/integration");
+        format!("{dir}/{}.rs", name.module().file)
     }
 
     /// The kind's end-to-end tests: `tests/e2e/demo_micro_service.rs`.
     pub fn e2e_file(&self) -> String {
-        format!("tests/e2e/{}.rs", self.module.file)
+        format!("{}/{}.rs", self.dir("tests/e2e"), self.module.file)
     }
 
     /// The controller's integration tests: `tests/integration/demo_micro_service.rs`.
     pub fn integration_file(&self) -> String {
-        format!("tests/integration/{}.rs", self.module.file)
+        format!("{}/{}.rs", self.dir("tests/integration"), self.module.file)
     }
 
     /// The integration tests of the version's admission webhooks:
     /// `tests/integration/demo_micro_service_v1_webhooks.rs`.
     pub fn webhooks_test_file(&self) -> String {
         format!(
-            "tests/integration/{}_{}_webhooks.rs",
-            self.module.file, self.version
+            "{}/{}_{}_webhooks.rs",
+            self.dir("tests/integration"),
+            self.module.file,
+            self.version
         )
     }
 
@@ -389,9 +453,22 @@ impl Resource {
     /// `tests/integration/guestbook_v1beta1_conversion.rs`.
     pub fn conversion_test_file(&self, spoke: &Version) -> String {
         format!(
-            "tests/integration/{}_{spoke}_conversion.rs",
+            "{}/{}_{spoke}_conversion.rs",
+            self.dir("tests/integration"),
             self.module.file
         )
+    }
+
+    /// The folder of `version`'s webhooks: `src/webhook/v1`, multigroup
+    /// `src/webhook/devops/v1`.
+    pub fn webhook_dir(&self, version: &Version) -> String {
+        format!("{}/{version}", self.dir("src/webhook"))
+    }
+
+    /// The module of `version`'s webhooks under `crate::webhook`: `v1`, multigroup
+    /// `devops::v1`.
+    pub fn webhook_module(&self, version: &Version) -> String {
+        self.module_path(version.as_ref())
     }
 
     /// The CRD, as `make manifests` names it: `config/crd/bases/devops.my.domain_demomicroservices.yaml`.
@@ -410,9 +487,10 @@ impl Resource {
     }
 
     /// A role for users of the kind (`admin`, `editor`, `viewer`):
-    /// `config/rbac/demomicroservice_admin_role.yaml`.
+    /// `config/rbac/demomicroservice_admin_role.yaml`, multigroup
+    /// `config/rbac/devops_demomicroservice_admin_role.yaml`.
     pub fn role_file(&self, role: &str) -> String {
-        format!("config/rbac/{}_{role}_role.yaml", self.kind.lower())
+        format!("config/rbac/{}_{role}_role.yaml", self.role_file_prefix)
     }
 }
 
@@ -476,7 +554,7 @@ mod tests {
             panic!("{:?}", r.flavor)
         };
         assert_eq!(d.command, ["memcached", "-m=64", "-v"]);
-        assert_eq!(d.updated_image, "memcached:latest");
+        assert_eq!(d.updated_image, "docker.io/library/memcached:1.6");
         assert_eq!(Resource::templates_of(&record), "deploy_image");
 
         let mut broken = record.clone();

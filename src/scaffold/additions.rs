@@ -33,15 +33,6 @@ pub struct Insert {
 }
 
 impl Insert {
-    /// An insert into a file whose path is fixed, usable in a `const`.
-    pub const fn at(file: &'static str, marker: &'static str, fragment: &'static str) -> Self {
-        Self {
-            file: Cow::Borrowed(file),
-            marker,
-            fragment,
-        }
-    }
-
     /// An insert into a file whose path depends on the resource.
     pub fn into_file(file: String, marker: &'static str, fragment: &'static str) -> Self {
         Self {
@@ -294,11 +285,11 @@ mod tests {
                     IfExists::Keep,
                 )
                 .with("version", &version)
-                .inserting(Insert::at(
+                .insert(
                     "mod.rs",
                     "webhook-modules",
                     "inserts/webhook_mod_version.rs",
-                )),
+                ),
             );
         }
         let mut plan = Plan::new(dir.path());

@@ -11,7 +11,7 @@ mod plan;
 pub mod rust_layout;
 mod templates;
 
-pub use additions::{Additions, Entry, IfExists, Insert, Order};
+pub use additions::{Additions, Entry, IfExists, Order};
 pub use context::{context_with_header, project_context};
 pub use plan::Plan;
 pub use templates::Templates;

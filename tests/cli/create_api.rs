@@ -178,7 +178,7 @@ fn force_without_image_takes_back_what_only_the_deploy_image_controller_needed()
 }
 
 #[test]
-fn a_kind_lives_in_one_group_and_has_one_controller() {
+fn a_kind_has_one_controller() {
     let (_tmp, dir) = project_dir("example");
     rbuilder(&dir, &["init", "--domain", "my.domain", "--multigroup"]).success();
     rbuilder(
@@ -186,17 +186,6 @@ fn a_kind_lives_in_one_group_and_has_one_controller() {
         &["create", "api", "--group", "alpha", "--kind", "Foo"],
     )
     .success();
-    // Its controller file is src/controller/foo.rs: --force must not take alpha's.
-    assert_rejected(
-        &dir,
-        &[
-            "create", "api", "--group", "beta", "--kind", "Foo", "--force",
-        ],
-        &[
-            "kind Foo already exists in group 'alpha'",
-            "choose another kind name",
-        ],
-    );
     let v2 = [
         "create",
         "api",
@@ -254,6 +243,154 @@ fn a_read_only_file_is_refused_not_replaced() {
     );
     let mode = fs::metadata(&registry).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o444);
+}
+
+/// In a multigroup project, one kind name can be used in two groups, as kubebuilder's
+/// testdata/project-v4-multigroup has `Bar` in `foo` and in `fiz`: each group's controllers,
+/// webhooks and tests are in a folder of the group's, and the controllers and the users' roles
+/// are named after the group and the kind, as kubebuilder names them.
+#[test]
+fn a_multigroup_project_has_one_kind_name_in_two_groups() {
+    let (_tmp, dir) = project_dir("example");
+    rbuilder(&dir, &["init", "--domain", "my.domain", "--multigroup"]).success();
+    for group in ["foo", "fiz"] {
+        rbuilder(&dir, &["create", "api", "--group", group, "--kind", "Bar"]).success();
+    }
+    for group in ["foo", "fiz"] {
+        for file in [
+            format!("src/api/{group}/v1/bar.rs"),
+            format!("src/controller/{group}/bar.rs"),
+            format!("src/controller/{group}/bar/tests.rs"),
+            format!("tests/integration/{group}/bar.rs"),
+            format!("tests/e2e/{group}/bar.rs"),
+            format!("config/samples/{group}_v1_bar.yaml"),
+            format!("config/crd/bases/{group}.my.domain_bars.yaml"),
+        ] {
+            assert!(dir.join(&file).is_file(), "{file}");
+        }
+        let controller = read(&dir, &format!("src/controller/{group}/bar.rs"));
+        assert!(
+            controller.contains(&format!("const NAME: &'static str = \"{group}-bar\";")),
+            "{controller}"
+        );
+        for role in ["admin", "editor", "viewer"] {
+            let file = read(&dir, &format!("config/rbac/{group}_bar_{role}_role.yaml"));
+            assert!(
+                file.contains(&format!("  name: {group}-bar-{role}-role\n")),
+                "{file}"
+            );
+        }
+    }
+    let registry = read(&dir, "src/controller/mod.rs");
+    assert!(
+        registry.contains("    foo::bar::CONTROLLER,\n    fiz::bar::CONTROLLER,\n"),
+        "{registry}"
+    );
+    // A second controller is named after the group too, and its name must be free.
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "foo",
+            "--kind",
+            "Bar",
+            "--resource=false",
+            "--controller-name",
+            "bar-backup",
+        ],
+    )
+    .success();
+    let backup = read(&dir, "src/controller/foo/bar_backup.rs");
+    assert!(
+        backup.contains("const NAME: &'static str = \"foo-bar-backup\";"),
+        "{backup}"
+    );
+    // Webhooks are named after kind and version (mbar-v1.kb.io), whatever the group: one of
+    // each sort for the two Bars.
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "foo",
+            "--kind",
+            "Bar",
+            "--defaulting",
+        ],
+    )
+    .success();
+    assert!(dir.join("src/webhook/foo/v1/bar.rs").is_file());
+    assert!(
+        dir.join("tests/integration/foo/bar_v1_webhooks.rs")
+            .is_file()
+    );
+    assert_rejected(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "fiz",
+            "--kind",
+            "Bar",
+            "--defaulting",
+        ],
+        &[
+            "fiz/v1 Bar's defaulting webhook would be named mbar-v1.kb.io, as foo/v1 Bar's is",
+            "two webhooks of one name",
+        ],
+    );
+    rbuilder(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "fiz",
+            "--kind",
+            "Bar",
+            "--programmatic-validation",
+        ],
+    )
+    .success();
+    let webhooks = read(&dir, "src/webhook/mod.rs");
+    assert!(
+        webhooks.contains("    foo::v1::bar::DEFAULTING,\n    fiz::v1::bar::VALIDATING,\n"),
+        "{webhooks}"
+    );
+}
+
+/// In a project that is not multigroup, a kind's files are named after the kind alone: a
+/// controller for Kubernetes' Deployments and a kind Deployment of the project's own cannot
+/// both be there.
+#[test]
+fn a_single_group_project_has_a_kind_name_in_one_group() {
+    let (_tmp, dir) = initialized("example");
+    let deployments = [
+        "create",
+        "api",
+        "--group",
+        "apps",
+        "--version",
+        "v1",
+        "--kind",
+        "Deployment",
+        "--resource=false",
+    ];
+    rbuilder(&dir, &deployments).success();
+    assert_rejected(
+        &dir,
+        &["create", "api", "--group", "devops", "--kind", "Deployment"],
+        &[
+            "kind Deployment already exists in group 'apps'",
+            "in a project that is not multigroup",
+            "src/controller/deployment.rs",
+            "choose another kind name",
+        ],
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod edit;
 mod external;
 mod init;
 mod migrate;
+mod setup_envtest;
 mod update;
 
 use std::fs;

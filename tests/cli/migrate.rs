@@ -265,17 +265,22 @@ fn project_v4_external_kinds_are_carried_over_from_their_crds() {
     assert_replays(tmp.path(), &out);
 }
 
+/// kubebuilder's multigroup test project keeps every kind, `Bar` in both `foo` and `fiz`
+/// included, laid out and named as kubebuilder lays it out: each group's controllers, webhooks
+/// and tests in a folder of its own, controllers named `<group>-<kind>`, the users' roles
+/// `<group>-<kind>-<role>-role` in `config/rbac/<group>_<kind>_<role>_role.yaml`. (With
+/// cert-manager's CRDs, nothing is left out: the golden tree
+/// testdata/kubebuilder-projects/migrated/project-v4-multigroup.)
 #[test]
-fn project_v4_multigroup_is_carried_over_but_a_kind_name_in_a_second_group() {
+fn project_v4_multigroup_keeps_every_kind_laid_out_as_kubebuilder_does() {
     let (tmp, out, stdout) = migrate("project-v4-multigroup");
     assert!(
-        stdout.contains("init, 15 create api and 7 create webhook"),
+        stdout.contains("init, 16 create api and 7 create webhook"),
         "{stdout}"
     );
     assert_left_out(
         &stdout,
         &[
-            "fiz/v1 Bar",
             "cert-manager.io/v1 Certificate: its controller",
             "cert-manager.io/v1 Issuer: its webhooks",
         ],
@@ -284,20 +289,62 @@ fn project_v4_multigroup_is_carried_over_but_a_kind_name_in_a_second_group() {
         &out,
         &[
             "src/api/crew/v1/captain.rs",
-            "src/controller/captain_backup.rs",
+            "src/controller/crew/captain.rs",
+            "src/controller/crew/captain_backup.rs",
+            "tests/integration/crew/captain_backup.rs",
+            "src/webhook/crew/v1/captain.rs",
+            "tests/integration/crew/captain_v1_webhooks.rs",
             "src/api/ship/v2alpha1/cruiser.rs",
+            "src/webhook/ship/v2alpha1/cruiser.rs",
             "src/api/sea_creatures/v1beta2/leviathan.rs",
+            "tests/e2e/sea_creatures/leviathan.rs",
             "src/api/foo_policy/v1/health_check_policy.rs",
+            // One kind name in two groups.
             "src/api/foo/v1/bar.rs",
+            "src/controller/foo/bar.rs",
+            "tests/integration/foo/bar.rs",
+            "config/rbac/foo_bar_admin_role.yaml",
+            "config/samples/foo_v1_bar.yaml",
+            "config/crd/bases/foo.testproject.org_bars.yaml",
+            "src/api/fiz/v1/bar.rs",
+            "src/controller/fiz/bar.rs",
+            "tests/integration/fiz/bar.rs",
+            "config/rbac/fiz_bar_admin_role.yaml",
+            "config/samples/fiz_v1_bar.yaml",
+            "config/crd/bases/fiz.testproject.org_bars.yaml",
             "src/api/example_com/v1alpha1/memcached.rs",
-            "src/webhook/v2/wordpress_conversion.rs",
+            "src/webhook/example_com/v2/wordpress_conversion.rs",
+            "config/rbac/example.com_memcached_viewer_role.yaml",
+            "config/rbac/sea-creatures_kraken_editor_role.yaml",
             // A controller for a built-in type, with its webhooks.
-            "src/controller/deployment.rs",
-            "src/webhook/v1/deployment.rs",
-            "src/webhook/v1/pod.rs",
+            "src/controller/apps/deployment.rs",
+            "src/webhook/apps/v1/deployment.rs",
+            "src/webhook/core/v1/pod.rs",
             "grafana/controller-runtime-metrics.json",
         ],
     );
+    // Controllers and roles named as kubebuilder names them.
+    for (file, name) in [
+        ("src/controller/foo/bar.rs", "foo-bar"),
+        ("src/controller/fiz/bar.rs", "fiz-bar"),
+        (
+            "src/controller/crew/captain_backup.rs",
+            "crew-captain-backup",
+        ),
+        (
+            "src/controller/example_com/memcached.rs",
+            "example.com-memcached",
+        ),
+        ("src/controller/apps/deployment.rs", "apps-deployment"),
+    ] {
+        let controller = read(&out, file);
+        assert!(
+            controller.contains(&format!("const NAME: &'static str = \"{name}\";")),
+            "{file}:\n{controller}"
+        );
+    }
+    let role = read(&out, "config/rbac/fiz_bar_admin_role.yaml");
+    assert!(role.contains("  name: fiz-bar-admin-role\n"), "{role}");
     // The deploy-image kinds keep kubebuilder's API, and run the image of the manager's
     // environment, with their command.
     let memcached = read(&out, "src/api/example_com/v1alpha1/memcached.rs");
@@ -307,7 +354,7 @@ fn project_v4_multigroup_is_carried_over_but_a_kind_name_in_a_second_group() {
             "{field} missing in:\n{memcached}"
         );
     }
-    let controller = read(&out, "src/controller/memcached.rs");
+    let controller = read(&out, "src/controller/example_com/memcached.rs");
     assert!(controller.contains("\"--memory-limit=64\""), "{controller}");
     assert!(
         controller.contains("const IMAGE_ENV: &str = \"MEMCACHED_IMAGE\";"),

@@ -117,6 +117,35 @@ fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_fi
     );
 }
 
+/// `update --dry-run` says all that `update` would say (what it would rewrite, and the user's
+/// files a new scaffold writes differently), and writes nothing.
+#[test]
+fn update_dry_run_says_what_the_run_would() {
+    let (_tmp, dir) = demo_project();
+    let current = format!("cliVersion: \"{}\"", env!("CARGO_PKG_VERSION"));
+    let project = read(&dir, "PROJECT").replace(&current, "cliVersion: \"0.0.1\"");
+    fs::write(dir.join("PROJECT"), project).unwrap();
+    fs::remove_file(dir.join("runtime/src/events.rs")).unwrap();
+    let controller = "src/controller/demo_micro_service.rs";
+    let mine = format!("{}// my change\n", read(&dir, controller));
+    fs::write(dir.join(controller), &mine).unwrap();
+    let before = snapshot(&dir);
+    let version = env!("CARGO_PKG_VERSION");
+    rbuilder(&dir, &["update", "--dry-run"])
+        .success()
+        .stdout(contains("create runtime/src/events.rs"))
+        .stdout(contains("update PROJECT"))
+        .stdout(contains(format!(
+            "Would update the rbuilder-owned files from rbuilder 0.0.1 to {version}."
+        )))
+        .stdout(contains(format!(
+            "A new scaffold writes these of your files differently (they are yours: update \
+             leaves them alone):\n  {controller}\n"
+        )))
+        .stdout(contains("dry run: nothing was written"));
+    assert_eq!(snapshot(&dir), before);
+}
+
 #[test]
 fn update_records_its_version_and_deletes_owned_files_it_no_longer_writes() {
     let (_tmp, dir) = demo_project();

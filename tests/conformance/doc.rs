@@ -16,23 +16,35 @@ each sequence of commands below with kubebuilder v4.16.0 (built from its Go modu
 compares what they scaffold (`tests/conformance/`):
 
 - `config/default`: what `make deploy` applies, `kubectl kustomize config/default` (after
-  kubebuilder's `make manifests`), object by object (kind and name) and field by field: names,
-  namespaces, labels, selectors, ports, probes, security contexts, RBAC rules (by resource, with
-  the verbs granted on it, however the rules group them), webhook configurations and their
-  paths, CRD group, names, scope, short names, versions, served and storage, printer columns,
-  the Services and cert-manager's certificates and how they are wired. Not a CRD version's
-  OpenAPI schema: kubebuilder derives it from Go types (controller-gen), rbuilder from Rust
-  types (kube-derive and schemars), so descriptions and the spelling of optional fields differ
-  throughout; the samples below are what the schemas must agree on.
+  kubebuilder's `make generate manifests`), object by object (kind and name) and field by field:
+  names, namespaces, labels, selectors, ports, probes, security contexts, the manager's
+  arguments (flag by flag), RBAC rules (by resource, with the verbs granted on it, however the
+  rules group them), webhook configurations and their paths, the Services and cert-manager's
+  certificates and how they are wired, and each CRD whole: group, names, scope, short names,
+  versions, served and storage, printer columns, subresources, and each version's OpenAPI
+  schema, property by property (types, formats, required fields, bounds, patterns, enums,
+  list and map types, nullable, defaults), all but its descriptions, which each tool writes
+  from its language's doc comments (Go's by controller-gen, Rust's by kube-derive and
+  schemars).
+- `kube-apiserver`: whether the CRDs accept the same objects. On a real kube-apiserver
+  (`scripts/control-plane`), each project's samples are created (a server-side dry run) under
+  kubebuilder's CRDs, then under rbuilder's: a sample that one set accepts and the other
+  refuses is a difference.
 - `config/samples`: `kubectl kustomize config/samples`, each sample field by field.
-- `PROJECT`: every field, resources by kind and version.
+- `PROJECT`: every field, resources by kind and version, plugins by name and version (the
+  domain of their key a field of its own) with each of their settings.
 - `Makefile`: the names of its targets.
 - `grafana`: the files under `grafana/`; a dashboard by the metrics its queries read.
+- `hack/boilerplate`: the license header every scaffolded file starts with, as text.
+- `dist/chart`: the Helm chart's `Chart.yaml` and `values.yaml`, field by field (the chart's
+  templates, which rbuilder's `make helm` makes from `config/default`, are checked against
+  `config/default` by `tests/generated.rs`).
 
-Lists are compared as sets (arguments, verbs, DNS names) or by what names their items
-(containers, ports, environment variables, webhooks, versions). Every difference that remains
-is listed below with its reason. The test fails on a difference this list lacks, and on one
-it lists that no longer occurs, so the list is always what rbuilder does today.
+Lists are compared as sets (verbs, DNS names, required fields) or by what names their items
+(containers, ports, environment variables, webhooks, versions, a program's flags). Every
+difference that remains is listed below with its reason. The test fails on a difference this
+list lacks, and on one it lists that no longer occurs, so the list is always what rbuilder does
+today.
 ";
 
 /// The page, from the file.
@@ -49,7 +61,8 @@ pub fn render_doc(spec: &Spec) -> String {
     let _ = writeln!(
         out,
         "kubebuilder's `init` also gets `--repo example.com/<name>` (the Go module path, which \
-         rbuilder has no use for).\n"
+         rbuilder has no use for), and its `create` commands `--make=false` (each would run `make \
+         generate`, which runs once at the end).\n"
     );
     for sequence in &spec.sequences {
         let _ = writeln!(out, "**{}**: {}\n", sequence.name, sequence.about.trim());

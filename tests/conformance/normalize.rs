@@ -58,10 +58,28 @@ pub fn manifests(yaml: &str) -> Objects {
 }
 
 /// PROJECT, with its resources keyed by `<Kind> <version>` (the group is a field, so that a
-/// group written differently shows as that field).
+/// group written differently shows as that field), and its plugins by name and version
+/// (`deploy-image/v1-alpha`), the domain of their key (`go.kubebuilder.io`, `rbuilder.io`) a
+/// field beside their settings (`config`), so that the settings of one plugin compare field by
+/// field whichever tool's key it has.
 pub fn project(yaml: &str) -> Objects {
-    let value: Value = serde_saphyr::from_str(yaml).expect("PROJECT is YAML");
+    let mut value: Value = serde_saphyr::from_str(yaml).expect("PROJECT is YAML");
+    if let Some(Value::Object(plugins)) = value.get_mut("plugins") {
+        let by_name = std::mem::take(plugins).into_iter().map(|(key, config)| {
+            let (name, version) = key.split_once('/').unwrap_or((&key, ""));
+            let (name, domain) = name.split_once('.').unwrap_or((name, ""));
+            let entry = serde_json::json!({ "domain": domain, "config": config });
+            (format!("{name}/{version}"), entry)
+        });
+        *plugins = by_name.collect();
+    }
     Objects::from([("PROJECT".to_owned(), normalize("PROJECT", "", value))])
+}
+
+/// A YAML file (a Helm chart's values), as one object.
+pub fn yaml(text: &str) -> Value {
+    let value: Value = serde_saphyr::from_str(text).expect("a YAML file");
+    normalize("yaml", "", value)
 }
 
 /// The Makefile's target names (rules at the start of a line; not `.PHONY`, not variables).
@@ -140,30 +158,64 @@ fn normalize(kind: &str, path: &str, value: Value) -> Value {
                 .collect(),
         ),
         Value::Array(items) => list(kind, path, items),
+        Value::Number(number) => self::number(number),
         scalar => scalar,
     }
 }
 
-/// Fields not compared, a whole class each: a CRD version's OpenAPI schema is derived from
-/// each language's types (Go's by controller-gen, Rust's by kube-derive and schemars), so it
-/// differs in every description and in how optional fields are spelled. What a user meets of
-/// it (the sample, which the API server validates against it) is compared.
+/// A number as its value: `0.0` (schemars writes a minimum as a float) and `0` are one.
+fn number(number: serde_json::Number) -> Value {
+    match number.as_f64() {
+        // An integral float, well within an i64.
+        Some(f) if number.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => Value::from(f as i64),
+        _ => Value::Number(number),
+    }
+}
+
+/// Fields not compared: the descriptions in a CRD version's OpenAPI schema, which each tool
+/// writes from its language's doc comments (Go's by controller-gen, Rust's by kube-derive and
+/// schemars), in its own words. Everything else of the schema is compared: what it accepts.
+/// (A property of the schema named `description` is compared: it is under `properties`.)
 fn skipped(kind: &str, path: &str, key: &str) -> bool {
-    kind == "CustomResourceDefinition" && path.starts_with(".spec.versions") && key == "schema"
+    kind == "CustomResourceDefinition"
+        && path.starts_with(".spec.versions[].schema")
+        && key == "description"
+        && !path.ends_with(".properties")
 }
 
 fn is_rbac_role(kind: &str) -> bool {
     kind == "ClusterRole" || kind == "Role"
 }
 
-/// A list: scalars sorted (arguments, verbs, DNS names: sets to whoever reads them); objects
-/// keyed by what identifies them, by their position only when nothing does.
+/// A list: a program's flags (`args` that are all `--flag` or `--flag=value`) keyed by flag, so
+/// that one that appears or vanishes is one difference; other scalars sorted (verbs, DNS names:
+/// sets to whoever reads them); objects keyed by what identifies them, by their position only
+/// when nothing does.
 fn list(kind: &str, path: &str, items: Vec<Value>) -> Value {
+    let flags = path.ends_with(".args")
+        && items
+            .iter()
+            .all(|item| item.as_str().is_some_and(|arg| arg.starts_with("--")));
+    if flags {
+        return Value::Object(
+            items
+                .into_iter()
+                .map(|arg| {
+                    let text = arg.as_str().unwrap_or_default();
+                    let flag = text.split_once('=').map_or(text, |(flag, _)| flag);
+                    (format!("[{flag}]"), arg.clone())
+                })
+                .collect(),
+        );
+    }
     if items
         .iter()
         .all(|item| !item.is_object() && !item.is_array())
     {
-        let mut items = items;
+        let mut items: Vec<Value> = items
+            .into_iter()
+            .map(|item| normalize(kind, path, item))
+            .collect();
         items.sort_by_key(render);
         return Value::Array(items);
     }
@@ -394,6 +446,128 @@ mod tests {
         assert_eq!(differences.len(), 1, "{differences:?}");
         assert_eq!(differences[0].path, "spec.ports[443].name");
         assert_eq!(differences[0].kubebuilder, None);
+    }
+
+    /// A flag that one side's program gets and the other's does not is one difference, named
+    /// by the flag: no flag hides behind another.
+    #[test]
+    fn arguments_compare_by_flag() {
+        let deployment = |args: &str| {
+            manifests(&format!(
+                "kind: Deployment\nmetadata: {{name: m}}\nspec:\n  template:\n    spec:\n      \
+                 containers:\n      - name: manager\n        args: [{args}]\n"
+            ))
+        };
+        let a = deployment("--leader-elect, --webhook-port=9443, --metrics-bind-address=:8443");
+        let b = deployment(
+            "--metrics-bind-address=:8443, --webhook-bind-address=:9443, --leader-elect",
+        );
+        let mut differences = compare("s", "config/default", &a, &b);
+        differences.sort_by(|x, y| x.path.cmp(&y.path));
+        let found: Vec<(&str, Option<&str>, Option<&str>)> = differences
+            .iter()
+            .map(|d| {
+                (
+                    d.path.as_str(),
+                    d.kubebuilder.as_deref(),
+                    d.rbuilder.as_deref(),
+                )
+            })
+            .collect();
+        let args = "spec.template.spec.containers[manager].args";
+        assert_eq!(
+            found,
+            [
+                (
+                    &*format!("{args}[--webhook-bind-address]"),
+                    None,
+                    Some("--webhook-bind-address=:9443")
+                ),
+                (
+                    &*format!("{args}[--webhook-port]"),
+                    Some("--webhook-port=9443"),
+                    None
+                ),
+            ]
+        );
+    }
+
+    /// A CRD's schema compares field by field but for its descriptions, and a number by its
+    /// value; a property named `description` is a property like any.
+    #[test]
+    fn schemas_compare_without_descriptions() {
+        let crd = |minimum: &str, description: &str| {
+            manifests(&format!(
+                "kind: CustomResourceDefinition\nmetadata: {{name: c}}\nspec:\n  versions:\n  \
+                 - name: v1\n    schema:\n      openAPIV3Schema:\n        description: {description}\n        \
+                 properties:\n          description: {{type: string}}\n          size: \
+                 {{type: integer, minimum: {minimum}, description: {description}}}\n"
+            ))
+        };
+        assert_eq!(
+            compare("s", "config/default", &crd("0", "Go"), &crd("0.0", "Rust")),
+            []
+        );
+        let b = manifests(
+            "kind: CustomResourceDefinition\nmetadata: {name: c}\nspec:\n  versions:\n  - name: \
+             v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          size: {type: \
+             integer, minimum: 1}\n",
+        );
+        let differences = compare("s", "config/default", &crd("0", "Go"), &b);
+        let paths: Vec<&str> = differences.iter().map(|d| d.path.as_str()).collect();
+        let schema = "spec.versions[v1].schema.openAPIV3Schema.properties";
+        assert_eq!(
+            paths,
+            [
+                format!("{schema}.description.type"),
+                format!("{schema}.size.minimum")
+            ]
+        );
+    }
+
+    /// A plugin's settings compare field by field under its name, whichever tool's domain its
+    /// key has; the domain is one field.
+    #[test]
+    fn plugins_compare_by_name() {
+        let a = project(
+            "plugins:\n  grafana.kubebuilder.io/v1-alpha: {}\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    \
+             resources:\n    - {kind: App, version: v1, options: {image: a}}\n",
+        );
+        let b = project(
+            "plugins:\n  grafana.rbuilder.io/v1-alpha: {}\n  deploy-image.rbuilder.io/v1-alpha:\n    \
+             resources:\n    - {kind: App, version: v1, options: {image: b}}\n",
+        );
+        let differences = compare("s", "PROJECT", &a, &b);
+        let found: Vec<(&str, Option<&str>, Option<&str>)> = differences
+            .iter()
+            .map(|d| {
+                (
+                    d.path.as_str(),
+                    d.kubebuilder.as_deref(),
+                    d.rbuilder.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "plugins[deploy-image/v1-alpha].config.resources[App v1].options.image",
+                    Some("a"),
+                    Some("b")
+                ),
+                (
+                    "plugins[deploy-image/v1-alpha].domain",
+                    Some("go.kubebuilder.io"),
+                    Some("rbuilder.io")
+                ),
+                (
+                    "plugins[grafana/v1-alpha].domain",
+                    Some("kubebuilder.io"),
+                    Some("rbuilder.io")
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub const SOURCES: &[&str] = &[
     "PROJECT",
     "Makefile",
     "grafana",
+    "hack/boilerplate",
+    "dist/chart",
+    crate::apiserver::SOURCE,
 ];
 
 /// A value of a `where` that stands for a side without the field (or object).

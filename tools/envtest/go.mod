@@ -1,6 +1,7 @@
 // The control plane that rbuilder's tests and generated projects' integration tests run
-// against: kube-apiserver, kube-controller-manager and kubectl from k8s.io/kubernetes, and etcd
-// at the version that Kubernetes release requires. scripts/envtest-assets builds the tools below
+// against: kube-apiserver, kube-controller-manager, kube-scheduler (for the end-to-end tests'
+// simulated nodes) and kubectl from k8s.io/kubernetes, and etcd at the version that Kubernetes
+// release requires. scripts/envtest-assets builds the tools below
 // into an envtest assets folder. Nothing here is imported by rbuilder's code.
 //
 // To move to another Kubernetes release: change the kubernetes version and the staging
@@ -14,6 +15,7 @@ tool (
 	go.etcd.io/etcd/server/v3
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
+	k8s.io/kubernetes/cmd/kube-scheduler
 	k8s.io/kubernetes/cmd/kubectl
 )
 

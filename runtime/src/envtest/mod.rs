@@ -11,10 +11,12 @@
 //! the folder. Each test starts an environment of its own (about 3 s), so tests never see each
 //! other's objects.
 //!
-//! The binaries are found as envtest finds them: in the folder `KUBEBUILDER_ASSETS` names
-//! (`make test` sets it, after `make setup-envtest` downloads them into `bin/`), each
-//! overridable with `TEST_ASSET_ETCD` and `TEST_ASSET_KUBE_APISERVER`, else in
-//! `/usr/local/kubebuilder/bin`. Without them a test fails and says how to get them.
+//! The binaries are found as envtest finds them for a kubebuilder project: in the folder
+//! `KUBEBUILDER_ASSETS` names, each overridable with `TEST_ASSET_ETCD` and
+//! `TEST_ASSET_KUBE_APISERVER`; else in the project's `bin/k8s/<version>-<os>-<arch>`, where
+//! `make setup-envtest` downloads them (the newest release there), so that a plain `cargo test`
+//! finds them; else in `/usr/local/kubebuilder/bin`. Without them a test fails and says how to
+//! get them.
 //!
 //! As with envtest, there is no kube-controller-manager, scheduler or kubelet: nothing deletes
 //! namespaces or garbage-collects owned objects, Deployments get no ReplicaSets, and no Pod
@@ -34,18 +36,19 @@ use std::time::Duration;
 use anyhow::Context as _;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Patch, PatchParams};
-use kube::client::ClientBuilder;
 use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use crate::checks::{fetch, gone, images, is_controlled_by, is_ready};
+pub use crate::checks::{
+    ReplicaSetState, fetch, gone, has_condition, images, is_controlled_by, is_ready, is_rolled_out,
+    replica_sets,
+};
 pub use control_plane::ControlPlane;
 
 use crate::checks;
-use crate::client_metrics::RequestCounterLayer;
 use crate::context::Scope;
 use crate::manifests;
 use crate::metrics::Metrics;
@@ -213,12 +216,9 @@ impl Environment {
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
-        // Counted as the manager counts its requests, for `writes`.
-        let counted = RequestCounterLayer::new(&config, self.metrics.requests.clone());
-        let client = ClientBuilder::try_from(config)
-            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"))
-            .with_layer(&counted)
-            .build();
+        // The manager's client, its requests counted for `writes`.
+        let client = crate::manager::client(config, &self.metrics)
+            .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
         let namespace = match self.operator.scope {
             WatchScope::Cluster => None,
             WatchScope::Namespace => Some(NAMESPACE.to_owned()),

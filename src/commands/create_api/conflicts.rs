@@ -4,6 +4,7 @@
 
 use anyhow::{Result, bail};
 
+use crate::model::layout::{self, Controller};
 use crate::model::{Plural, Resource};
 use crate::project::Project;
 
@@ -46,36 +47,36 @@ pub fn check(project: &Project, r: &Resource, adds_resource: bool, force: bool) 
     Ok(())
 }
 
-/// A kind's controller, e2e test module and user roles are named after the kind alone
-/// (`src/controller/<kind>.rs`), so a kind name can live in one group only, and a kind has one
-/// controller, which reconciles all its versions.
+/// In a project that is not multigroup, a kind's controller, webhooks, tests and user roles
+/// are named after the kind alone (`src/controller/<kind>.rs`), so a kind name can live in one
+/// group only (a multigroup project keeps each group's in a folder of its own). A controller
+/// must not take another's file or name, and a kind has one controller, which reconciles all
+/// its versions.
 fn check_kind_is_free(project: &Project, r: &Resource) -> Result<()> {
     let kind = &r.kind;
-    if let Some(other) = project
-        .resources
-        .iter()
-        .find(|e| e.kind == *kind && e.group != r.group)
+    if !project.multigroup
+        && let Some(other) = project
+            .resources
+            .iter()
+            .find(|e| e.kind == *kind && e.group != r.group)
     {
         bail!(
-            "kind {kind} already exists in group '{}' of this project: its controller, e2e test \
-             and roles are named after the kind alone, so a kind name can be used in one group \
-             only; choose another kind name",
-            other.group.display_name()
+            "kind {kind} already exists in group '{}' of this project: in a project that is not \
+             multigroup, a kind's controller, webhooks, tests and roles are named after the kind \
+             alone (src/controller/{}.rs), so a kind name can be used in one group only; choose \
+             another kind name",
+            other.group.display_name(),
+            kind.module().file
         );
     }
     if r.controller {
-        for other in &project.resources {
-            let clash = other
-                .named_controllers()
-                .find(|name| name.module().file == r.module.file || name.as_ref() == kind.lower());
-            if let Some(name) = clash {
-                bail!(
-                    "{kind}'s controller would take the name of {}'s second controller '{name}' \
-                     (src/controller/{}.rs); choose another kind name",
-                    other.kind,
-                    name.module().file
-                );
-            }
+        let ours = Controller::own(&r.layout, kind);
+        let clash = layout::controllers(project)?
+            .into_iter()
+            .filter(|c| c.kind != *kind || c.group != r.group || c.second.is_some())
+            .find_map(|c| ours.clash(&c));
+        if let Some(clash) = clash {
+            bail!("{kind}'s controller would take {clash}; choose another kind name");
         }
     }
     if r.controller

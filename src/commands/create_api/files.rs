@@ -3,6 +3,7 @@
 //! before other files' markers; its CRD version, merged into the kind's CRD. The manager's
 //! role is merged rather than written (see `rules`).
 
+use super::super::group_dirs::{CONTROLLERS, E2E_TESTS, INTEGRATION_TESTS};
 use crate::external::own::OwnTypes;
 use crate::manifests::{crd, crd_of_own_version, crd_with_own_version, crd_with_version};
 use crate::model::{ApiTypes, ControllerName, Flavor, Resource};
@@ -19,7 +20,7 @@ pub struct OwnFiles<'a> {
 
 /// Where the modules of the project's API are listed, and its CRDs.
 const API_MOD: &str = "src/api/mod.rs";
-/// Where the controllers are declared and registered.
+/// Where the controllers are registered (and, in a single-group project, declared).
 const CONTROLLER_MOD: &str = "src/controller/mod.rs";
 /// The e2e tests' harness, which lists each kind's test.
 const E2E_MAIN: &str = "tests/e2e/main.rs";
@@ -140,14 +141,16 @@ pub fn of(
             Flavor::DeployImage(image) if image.kubebuilder.is_some() => "deploy_image_kubebuilder",
             _ => flavor,
         };
+        CONTROLLERS.add_group_module(&mut add, r);
         let controller = Entry::template(
             r.controller_file(),
             format!("controller/{flavor}.rs"),
             IfExists::Refuse,
         )
+        .with("controller_module", &r.controller_module())
         .insert(
-            CONTROLLER_MOD,
-            "controller-modules",
+            CONTROLLERS.listing(r),
+            CONTROLLERS.marker(),
             "inserts/controller_mod.rs",
         )
         .insert(
@@ -174,22 +177,30 @@ pub fn of(
         // The e2e harness starts the manager in a namespace of the test's own.
         if r.has_crd() && r.namespaced && first_version {
             add.add(Entry::template(E2E_MAIN, "e2e/main.rs", IfExists::Keep));
+            E2E_TESTS.add_group_module(&mut add, r);
             add.add(
                 Entry::template(r.e2e_file(), format!("e2e/{variant}.rs"), IfExists::Refuse)
-                    .insert(E2E_MAIN, "e2e-kinds", "inserts/e2e_kind.rs"),
+                    .insert(
+                        E2E_TESTS.listing(r),
+                        E2E_TESTS.marker(),
+                        "inserts/e2e_kind.rs",
+                    ),
             );
         }
         // The integration tests run the controller against a real API server (envtest).
         if r.has_crd() && first_version {
             let main = paths::INTEGRATION_TESTS;
             add.add(Entry::template(main, "integration/main.rs", IfExists::Keep));
+            INTEGRATION_TESTS.add_group_module(&mut add, r);
             let test = format!("integration/{variant}.rs");
             add.add(
-                Entry::template(r.integration_file(), test, IfExists::Refuse).insert(
-                    main,
-                    "integration-tests",
-                    "inserts/integration_kind.rs",
-                ),
+                Entry::template(r.integration_file(), test, IfExists::Refuse)
+                    .with("controller_module", &r.controller_module())
+                    .insert(
+                        INTEGRATION_TESTS.listing(r),
+                        INTEGRATION_TESTS.marker(),
+                        "inserts/integration_kind.rs",
+                    ),
             );
         }
     }
@@ -200,12 +211,14 @@ pub fn of(
 /// registration and, for one of the project's own kinds, its integration test.
 pub fn of_second_controller(r: &Resource, name: &ControllerName) -> Additions {
     let mut add = Additions::new(Order::FilesFirst);
-    let file = Resource::second_controller_file(name);
+    CONTROLLERS.add_group_module(&mut add, r);
+    let file = r.second_controller_file(name);
     add.add(
         Entry::template(file, "controller/named.rs", IfExists::Refuse)
+            .with("controller_module", &r.second_controller_module(name))
             .insert(
-                CONTROLLER_MOD,
-                "controller-modules",
+                CONTROLLERS.listing(r),
+                CONTROLLERS.marker(),
                 "inserts/named_controller_mod.rs",
             )
             .insert(
@@ -214,22 +227,24 @@ pub fn of_second_controller(r: &Resource, name: &ControllerName) -> Additions {
                 "inserts/named_controller_registry.rs",
             ),
     );
-    let tests = Resource::second_controller_tests_file(name);
-    add.add(Entry::template(
-        tests,
-        "controller/named_tests.rs",
-        IfExists::Refuse,
-    ));
+    let tests = r.second_controller_tests_file(name);
+    add.add(
+        Entry::template(tests, "controller/named_tests.rs", IfExists::Refuse)
+            .with("own_controller_module", &r.controller_module()),
+    );
     if r.has_crd() {
         let main = paths::INTEGRATION_TESTS;
         add.add(Entry::template(main, "integration/main.rs", IfExists::Keep));
-        let test = Resource::second_controller_integration_file(name);
+        INTEGRATION_TESTS.add_group_module(&mut add, r);
+        let test = r.second_controller_integration_file(name);
         add.add(
-            Entry::template(test, "integration/named.rs", IfExists::Refuse).insert(
-                main,
-                "integration-tests",
-                "inserts/named_integration.rs",
-            ),
+            Entry::template(test, "integration/named.rs", IfExists::Refuse)
+                .with("controller_module", &r.second_controller_module(name))
+                .insert(
+                    INTEGRATION_TESTS.listing(r),
+                    INTEGRATION_TESTS.marker(),
+                    "inserts/named_integration.rs",
+                ),
         );
     }
     add

@@ -40,6 +40,7 @@ const TEMPLATES: &[&str] = &[
     "e2e/",
     "inserts/",
     "integration/",
+    "layout/",
     "rbac/",
     "samples/",
 ];
@@ -150,6 +151,7 @@ fn context(root: &Path, project: &Project, r: &Resource, first_version: bool) ->
     if project.multigroup || matches!(r.flavor, Flavor::External { .. }) {
         ctx.insert("group_module", &r.group.module().unwrap_or_default());
     }
+    ctx.insert("controller_module", &r.controller_module());
     ctx.insert("api_file", &r.api_file());
     if let Some(types) = ApiTypes::of(r) {
         ctx.insert("types", &types);

@@ -16,15 +16,16 @@ use serde::Serialize;
 use super::files;
 use super::{Request, TEMPLATES, context, rules};
 use crate::cli::CreateApiArgs;
+use crate::model::layout;
 use crate::model::rust_names::RustModule;
-use crate::model::{ControllerName, Kind, Resource, Version};
+use crate::model::{ControllerName, GroupLayout, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry};
 use crate::scaffold::{Plan, Templates};
 
 /// What the templates of a second controller read as `controller`.
 #[derive(Serialize)]
 struct Controller {
-    /// `captain-backup`: its name in logs and metrics.
+    /// `captain-backup` (multigroup `crew-captain-backup`): its name in logs and metrics.
     name: String,
     /// `captain_backup`: its module and file.
     module: RustModule,
@@ -129,30 +130,16 @@ pub fn adding(project: &Project, entry: &ResourceEntry, name: ControllerName) ->
             );
         }
     }
-    let module = name.module();
-    for other in &project.resources {
-        if other.kind.module().file == module.file || other.kind.lower() == name.as_ref() {
-            bail!(
-                "--controller-name {name} would take the name of kind {}'s own controller \
-                 (src/controller/{}.rs, '{}' in logs and metrics); choose another name, e.g. \
-                 '{own}-{name}'",
-                other.kind,
-                other.kind.module().file,
-                other.kind.lower()
-            );
-        }
-        if let Some(clash) = other
-            .named_controllers()
-            .find(|n| n.module().file == module.file || n.normalized() == name.normalized())
-        {
-            bail!(
-                "kind {} has a second controller named '{clash}' already, whose file \
-                 src/controller/{}.rs this one would take (a controller's name is unique in the \
-                 project); choose another name, e.g. '{own}-{name}'",
-                other.kind,
-                clash.module().file
-            );
-        }
+    let layout = GroupLayout::of(project.multigroup, &entry.group)?;
+    let ours = layout::Controller::second(&layout, kind, &name);
+    if let Some(clash) = layout::controllers(project)?
+        .iter()
+        .find_map(|c| ours.clash(c))
+    {
+        bail!(
+            "--controller-name {name} would take {clash}; choose another name, e.g. \
+             '{own}-{name}'"
+        );
     }
     let mut record = project.record_of(entry);
     record.entry.add_named_controller(name.clone())?;
@@ -182,7 +169,7 @@ pub fn plan(
     )?;
     let own_kind = resource.has_crd();
     let controller = Controller {
-        name: name.to_string(),
+        name: resource.second_controller_name(name),
         module: name.module(),
         reconciler: name.reconciler(),
         finalizer: format!("{}/{name}", resource.api_group),
@@ -213,7 +200,7 @@ pub fn plan(
          make test\n  \
          make run   # against the cluster in your kubeconfig",
         resource.gvk(),
-        Resource::second_controller_file(name),
+        resource.second_controller_file(name),
     );
     if let Some(line) = super::super::helm::follow(&mut plan, &project, false)? {
         next.push('\n');

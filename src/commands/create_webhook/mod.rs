@@ -23,6 +23,7 @@ use self::record::{add_builtin_entry, record};
 use self::resolve::{
     check_conflicts, check_external, check_storage_has_the_fields, resolve, same_fields,
 };
+use super::group_dirs::{INTEGRATION_TESTS, WEBHOOKS};
 use super::{create_api, finish};
 use crate::cli::CreateWebhookArgs;
 use crate::external::External;
@@ -32,11 +33,11 @@ use crate::model::builtin::Builtin;
 use crate::model::{Flavor, Group, Kind, Resource, Version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
 use crate::scaffold::{
-    Additions, Entry, IfExists, Insert, Order, Plan, Templates, markers, paths, project_context,
+    Additions, Entry, IfExists, Order, Plan, Templates, markers, paths, project_context,
 };
 
 /// The template folders `create webhook` renders from.
-const TEMPLATES: &[&str] = &["webhook/", "inserts/", "integration/"];
+const TEMPLATES: &[&str] = &["webhook/", "inserts/", "integration/", "layout/"];
 
 /// Where config/crd says how kustomize renames the Service of converting CRDs.
 const CRD_KUSTOMIZECONFIG: &str = "config/crd/kustomizeconfig.yaml";
@@ -192,13 +193,17 @@ pub(super) fn plan(
     let mut files = Vec::new();
     if admission {
         let version = &resource.version;
-        add.add(version_module(version));
-        let file = format!("src/webhook/{version}/{}.rs", resource.module.file);
+        add_version_module(&mut add, &resource, version);
+        let file = format!(
+            "{}/{}.rs",
+            resource.webhook_dir(version),
+            resource.module.file
+        );
         add.add(
             Entry::template(file.clone(), "webhook/kind.rs", IfExists::Refuse)
                 .with("version", version)
                 .insert(
-                    version_mod_file(version),
+                    version_mod_file(&resource, version),
                     "kind-modules",
                     "inserts/webhook_version_mod_kind.rs",
                 ),
@@ -210,20 +215,22 @@ pub(super) fn plan(
         let test = match &resource.flavor {
             _ if resource.has_crd() => Some(("integration/webhooks.rs", None)),
             Flavor::External { path, .. } if path != "-" => {
-                Some(("integration/external_webhooks.rs", Some(crd_include(path))))
+                let include = crd_include(path, resource.layout.group_dir_up);
+                Some(("integration/external_webhooks.rs", Some(include)))
             }
             _ => None,
         };
         if let Some((template, crd_include)) = test {
-            add.add(Entry::template(
-                paths::INTEGRATION_TESTS,
-                "integration/main.rs",
-                IfExists::Keep,
-            ));
+            add_integration_tests_module(&mut add, &resource);
             let mut test =
                 Entry::template(resource.webhooks_test_file(), template, IfExists::Refuse)
                     .with("version", version)
-                    .inserting(INTEGRATION_WEBHOOKS);
+                    .with("webhook_module", &resource.webhook_module(version))
+                    .insert(
+                        INTEGRATION_TESTS.listing(&resource),
+                        INTEGRATION_TESTS.marker(),
+                        "inserts/integration_webhooks.rs",
+                    );
             if let Some(crd_include) = crd_include {
                 test = test.with("crd_include", &crd_include);
             }
@@ -234,26 +241,23 @@ pub(super) fn plan(
     let stored =
         stored_version(root, &project, &entry)?.unwrap_or_else(|| resource.version.clone());
     for spoke in &request.spokes {
-        add.add(version_module(spoke));
+        add_version_module(&mut add, &resource, spoke);
         let same_fields = own.is_none() && same_fields(&project, &entry, spoke);
         let spoke_vars = serde_json::json!({ "version": spoke, "same_fields": same_fields });
-        let file = format!("src/webhook/{spoke}/{}_conversion.rs", resource.module.file);
+        let dir = resource.webhook_dir(spoke);
+        let file = format!("{dir}/{}_conversion.rs", resource.module.file);
         add.add(
             Entry::template(file.clone(), "webhook/conversion.rs", IfExists::Refuse)
                 .with("version", spoke)
                 .with("spoke", &spoke_vars)
                 .insert(
-                    version_mod_file(spoke),
+                    version_mod_file(&resource, spoke),
                     "kind-modules",
                     "inserts/webhook_version_mod_conversion.rs",
                 ),
         );
         files.push(file);
-        add.add(Entry::template(
-            paths::INTEGRATION_TESTS,
-            "integration/main.rs",
-            IfExists::Keep,
-        ));
+        add_integration_tests_module(&mut add, &resource);
         // Created in the version stored, read in the spoke (or the hub, if the spoke is the
         // version stored).
         let target = if *spoke == stored {
@@ -270,12 +274,18 @@ pub(super) fn plan(
                     "conversion_test",
                     &serde_json::json!({ "source": stored, "target": target }),
                 )
-                .inserting(INTEGRATION_CONVERSION),
+                .with("webhook_module", &resource.webhook_module(spoke))
+                .insert(
+                    INTEGRATION_TESTS.listing(&resource),
+                    INTEGRATION_TESTS.marker(),
+                    "inserts/integration_conversion.rs",
+                ),
         );
     }
     add.plan(&mut plan, &templates, &ctx, force)?;
     // The registrations this command adds, even where the user had deleted them.
     let added = registrations(
+        project.multigroup,
         &entry,
         &WebhooksEntry {
             defaulting,
@@ -340,13 +350,14 @@ fn stored_version(
     Ok(None)
 }
 
-/// `include_str!`'s path, from `tests/integration/`, of the CRD file PROJECT records as `path`
-/// (relative to the project, or absolute), escaped for a Rust string literal.
-fn crd_include(path: &str) -> String {
+/// `include_str!`'s path, from `tests/integration/` (`up` one folder more, from a group's
+/// folder there), of the CRD file PROJECT records as `path` (relative to the project, or
+/// absolute), escaped for a Rust string literal.
+fn crd_include(path: &str, up: &str) -> String {
     let path = if Path::new(path).is_absolute() {
         path.to_owned()
     } else {
-        format!("../../{path}")
+        format!("../../{up}{path}")
     };
     path.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -370,20 +381,29 @@ pub(super) fn paths(
 }
 
 /// How `src/webhook/mod.rs` names `entry`'s webhooks `w`: `v1::pod::DEFAULTING`, a spoke's
-/// `v1alpha1::guestbook_conversion::CONVERSION`; a kind's in the order defaulting, validating,
+/// `v1alpha1::guestbook_conversion::CONVERSION` (in a `multigroup` project after the group's
+/// module: `core::v1::pod::DEFAULTING`); a kind's in the order defaulting, validating,
 /// conversions.
-fn registrations(entry: &ResourceEntry, w: &WebhooksEntry) -> Vec<String> {
+fn registrations(multigroup: bool, entry: &ResourceEntry, w: &WebhooksEntry) -> Vec<String> {
     let module = entry.kind.module();
+    // A group whose module cannot be named was refused when the kind was made.
+    let group = match entry.group.dir_module() {
+        Ok(group) if multigroup => format!("{group}::"),
+        _ => String::new(),
+    };
     let version = &entry.version;
     let mut names = Vec::new();
     if w.defaulting {
-        names.push(format!("{version}::{}::DEFAULTING", module.ident));
+        names.push(format!("{group}{version}::{}::DEFAULTING", module.ident));
     }
     if w.validation {
-        names.push(format!("{version}::{}::VALIDATING", module.ident));
+        names.push(format!("{group}{version}::{}::VALIDATING", module.ident));
     }
     for spoke in w.spoke.iter().filter(|_| w.conversion) {
-        names.push(format!("{spoke}::{}_conversion::CONVERSION", module.file));
+        names.push(format!(
+            "{group}{spoke}::{}_conversion::CONVERSION",
+            module.file
+        ));
     }
     names
 }
@@ -396,7 +416,11 @@ fn list_registrations(plan: &mut Plan, project: &Project, added: &[String]) -> R
     let order: Vec<String> = project
         .resources
         .iter()
-        .filter_map(|e| e.webhooks.as_ref().map(|w| registrations(e, w)))
+        .filter_map(|e| {
+            e.webhooks
+                .as_ref()
+                .map(|w| registrations(project.multigroup, e, w))
+        })
         .flatten()
         .collect();
     plan.update(WEBHOOK_MOD.to_owned(), |content| {
@@ -416,40 +440,37 @@ fn list_registrations(plan: &mut Plan, project: &Project, added: &[String]) -> R
     })
 }
 
-/// Lists a version's webhook module in `src/webhook/mod.rs`.
-const WEBHOOK_MODULE: Insert = Insert::at(
-    WEBHOOK_MOD,
-    "webhook-modules",
-    "inserts/webhook_mod_version.rs",
-);
-
-/// Lists a kind's admission webhook test among the integration tests.
-const INTEGRATION_WEBHOOKS: Insert = Insert::at(
-    paths::INTEGRATION_TESTS,
-    "integration-tests",
-    "inserts/integration_webhooks.rs",
-);
-
-/// Lists a spoke's conversion test among the integration tests.
-const INTEGRATION_CONVERSION: Insert = Insert::at(
-    paths::INTEGRATION_TESTS,
-    "integration-tests",
-    "inserts/integration_conversion.rs",
-);
-
-/// `src/webhook/<version>/mod.rs`, the module of `version`'s webhooks.
-fn version_mod_file(version: &Version) -> String {
-    format!("src/webhook/{version}/mod.rs")
+/// `src/webhook/<version>/mod.rs` (multigroup `src/webhook/<group>/<version>/mod.rs`), the
+/// module of `version`'s webhooks of `r`'s group.
+fn version_mod_file(r: &Resource, version: &Version) -> String {
+    format!("{}/mod.rs", r.webhook_dir(version))
 }
 
-/// The module of `version`'s webhooks: made if it is the version's first webhook, and listed
-/// in `src/webhook/mod.rs`.
-fn version_module(version: &Version) -> Entry {
-    Entry::template(
-        version_mod_file(version),
-        "webhook/version_mod.rs",
+/// The module of `version`'s webhooks (and, in a multigroup project, of `r`'s group): made by
+/// the version's first webhook, and listed in the module above it.
+fn add_version_module(add: &mut Additions, r: &Resource, version: &Version) {
+    WEBHOOKS.add_group_module(add, r);
+    add.add(
+        Entry::template(
+            version_mod_file(r, version),
+            "webhook/version_mod.rs",
+            IfExists::Keep,
+        )
+        .with("version", version)
+        .insert(
+            WEBHOOKS.listing(r),
+            WEBHOOKS.marker(),
+            "inserts/webhook_mod_version.rs",
+        ),
+    );
+}
+
+/// The integration tests' crate root and, in a multigroup project, `r`'s group's module there.
+fn add_integration_tests_module(add: &mut Additions, r: &Resource) {
+    add.add(Entry::template(
+        paths::INTEGRATION_TESTS,
+        "integration/main.rs",
         IfExists::Keep,
-    )
-    .with("version", version)
-    .inserting(WEBHOOK_MODULE)
+    ));
+    INTEGRATION_TESTS.add_group_module(add, r);
 }

@@ -11,7 +11,7 @@ use crate::external;
 use crate::manifests;
 use crate::model::builtin::{self, Builtin};
 use crate::model::webhook_path;
-use crate::model::{Flavor, Group, Kind, Resource, Version};
+use crate::model::{Flavor, Group, GroupLayout, Kind, Resource, Version};
 use crate::project::{Project, ResourceEntry, WebhooksEntry};
 
 /// Checks the arguments, and that the kind (and its spokes) are the project's; an external
@@ -228,10 +228,11 @@ fn builtin_type(
              versions itself: --conversion is for the project's own kinds; drop it"
         );
     }
-    // A webhook file is named after the kind alone (src/webhook/<version>/<kind>.rs).
+    // In a project that is not multigroup, a webhook file is named after the kind alone
+    // (src/webhook/<version>/<kind>.rs).
     if let Some(other) = project
         .custom_resources()
-        .find(|e| e.kind == kind && e.version == version)
+        .find(|e| e.kind == kind && e.version == version && !project.multigroup)
     {
         bail!(
             "{gvk}'s webhooks would be src/webhook/{version}/{}.rs, the file of this project's \
@@ -404,6 +405,45 @@ pub(super) fn check_external(project: &Project, r: &Resource) -> Result<()> {
     Ok(())
 }
 
+/// A kind's admission webhooks are named after its kind and version (`mbar-v1.kb.io`, as
+/// kubebuilder names them), whatever its group: in a multigroup project, the same kind name
+/// and version in another group with a webhook of the same sort would make a configuration
+/// with two webhooks of one name, which the API server refuses.
+fn check_names_are_free(
+    project: &Project,
+    entry: &ResourceEntry,
+    request: &Request,
+    gvk: &str,
+) -> Result<()> {
+    let lower = entry.kind.lower();
+    let others = project.resources.iter().filter(|e| {
+        e.group != entry.group && e.version == entry.version && e.kind.lower() == lower
+    });
+    for other in others {
+        let Some(theirs) = &other.webhooks else {
+            continue;
+        };
+        for (sort, letter, ours, theirs) in [
+            ("defaulting", "m", request.defaulting, theirs.defaulting),
+            ("validating", "v", request.validation, theirs.validation),
+        ] {
+            if ours && theirs {
+                bail!(
+                    "{gvk}'s {sort} webhook would be named {}, as {}/{} {}'s is: webhooks \
+                     are named after their kind and version (as kubebuilder names them), and the \
+                     API server refuses a configuration with two webhooks of one name; give \
+                     only one of the two kinds a {sort} webhook",
+                    manifests::admission::name(letter, entry.kind.as_str(), entry.version.as_ref()),
+                    other.group.display_name(),
+                    other.version,
+                    other.kind
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The built-in types the manager's own deployment is made of in its namespace, besides its
 /// Pods, ReplicaSet and Deployment (which a webhook leaves out by their label): a webhook for
 /// these in an operator scoped to that namespace would keep the manager from starting.
@@ -418,7 +458,8 @@ pub(in crate::commands) const MANAGER_NEEDS: &[&str] = &[
     "ServiceAccount",
 ];
 
-/// Refuses webhooks that exist (without --force), and a second hub for a kind.
+/// Refuses webhooks that exist (without --force), webhooks whose names another kind's have,
+/// and a second hub for a kind.
 pub(super) fn check_conflicts(
     project: &Project,
     entry: &ResourceEntry,
@@ -432,6 +473,8 @@ pub(super) fn check_conflicts(
         entry.version,
         entry.kind
     );
+    check_names_are_free(project, entry, request, &gvk)?;
+    let webhook_dir = GroupLayout::of(project.multigroup, &entry.group)?.dir("src/webhook");
     let taken: Vec<&str> = [
         (request.defaulting && existing.defaulting, "defaulting"),
         (request.validation && existing.validation, "validation"),
@@ -455,7 +498,7 @@ pub(super) fn check_conflicts(
         let file = entry.kind.module().file;
         let files: Vec<String> = converted
             .iter()
-            .map(|v| format!("src/webhook/{v}/{file}_conversion.rs"))
+            .map(|v| format!("{webhook_dir}/{v}/{file}_conversion.rs"))
             .collect();
         let versions: Vec<String> = converted.iter().map(ToString::to_string).collect();
         bail!(
@@ -470,7 +513,7 @@ pub(super) fn check_conflicts(
     let admission_exists = existing.defaulting || existing.validation;
     if (request.defaulting || request.validation) && admission_exists && !force {
         bail!(
-            "{gvk} already has webhooks in src/webhook/{}/: use --force to scaffold the file \
+            "{gvk} already has webhooks in {webhook_dir}/{}/: use --force to scaffold the file \
              again with both",
             entry.version
         );

@@ -3,9 +3,10 @@
 //! webhooks, conversion spokes and plugins, as far as rbuilder has them. Everything else is
 //! listed as left out, with what to do instead; nothing is dropped silently.
 //!
-//! The rules rbuilder's commands enforce (one controller per kind, a kind name in one group,
-//! a namespaced operator's kinds namespaced, ...) are checked here, so that what breaks one of
-//! them is left out and named instead of failing the whole migration.
+//! The rules rbuilder's commands enforce (one controller per kind, a kind name in one group
+//! unless the project is multigroup, a namespaced operator's kinds namespaced, ...) are checked
+//! here, so that what breaks one of them is left out and named instead of failing the whole
+//! migration.
 
 mod apis;
 mod external;

@@ -6,7 +6,8 @@ use anyhow::Result;
 use super::{PendingWebhooks, Translation};
 use crate::kubebuilder::format::{KbApi, KbResource};
 use crate::model::builtin;
-use crate::model::{ControllerName, Group, Kind, Plural, Version};
+use crate::model::layout::Controller;
+use crate::model::{ControllerName, Group, GroupLayout, Kind, Plural, Version};
 use crate::project::{ApiEntry, ControllerEntry, DeployImageEntry, ResourceEntry};
 
 impl Translation {
@@ -73,11 +74,18 @@ impl Translation {
         if !controller && r.webhooks.is_none() {
             return None;
         }
+        let entry = ResourceEntry::of_external(
+            &api_group,
+            version,
+            kind.clone(),
+            plural,
+            found.path,
+            controller,
+        )
+        .ok()?;
+        let named = !r.controllers.is_empty();
         let controllers =
-            self.second_controllers(controller, !r.controllers.is_empty(), &kind, seconds, name);
-        let entry =
-            ResourceEntry::of_external(&api_group, version, kind, plural, found.path, controller)
-                .ok()?;
+            self.second_controllers(controller, named, &entry.group, &kind, seconds, name);
         Some(ResourceEntry {
             controllers,
             ..entry
@@ -181,14 +189,14 @@ impl Translation {
             .project
             .resources
             .iter()
-            .find(|e| e.kind == kind && e.group != group)
+            .find(|e| e.kind == kind && e.group != group && !self.project.multigroup)
         {
             self.leave_out(
                 name,
                 format!(
-                    "kind {kind} is carried over in group {} already, and rbuilder names a \
-                     kind's controller, tests and roles after the kind alone, so a kind name \
-                     lives in one group",
+                    "kind {kind} is carried over in group {} already, and in a project that is \
+                     not multigroup rbuilder names a kind's controller, tests and roles after \
+                     the kind alone, so a kind name lives in one group",
                     other.group.display_name()
                 ),
                 format!(
@@ -240,14 +248,14 @@ impl Translation {
                     other.version
                 ),
                 format!(
-                    "write its logic in src/controller/{}.rs",
-                    kind.module().file
+                    "write its logic in {}",
+                    self.own_controller_file(&group, &kind)
                 ),
             );
             controller = false;
         }
-        let controllers =
-            self.second_controllers(controller, !r.controllers.is_empty(), &kind, seconds, name);
+        let named = !r.controllers.is_empty();
+        let controllers = self.second_controllers(controller, named, &group, &kind, seconds, name);
         let gvk = (r.group.clone(), r.version.clone(), r.kind.clone());
         if let Some(options) = self.deploy_images.remove(&gvk) {
             let why = if !controller {
@@ -334,13 +342,23 @@ impl Translation {
         if !controller && r.webhooks.is_none() {
             return None;
         }
-        let controllers =
-            self.second_controllers(controller, !r.controllers.is_empty(), &kind, seconds, name);
         let entry = ResourceEntry::of_builtin(&b, controller).ok()?;
+        let named = !r.controllers.is_empty();
+        let controllers =
+            self.second_controllers(controller, named, &entry.group, &kind, seconds, name);
         Some(ResourceEntry {
             controllers,
             ..entry
         })
+    }
+
+    /// Where the own controller of `group`'s `kind` goes in the new project.
+    fn own_controller_file(&self, group: &Group, kind: &Kind) -> String {
+        match GroupLayout::of(self.project.multigroup, group) {
+            Ok(layout) => Controller::own(&layout, kind).file,
+            // A group without a Rust module is left out when its kind is translated.
+            Err(_) => format!("src/controller/{}.rs", kind.module().file),
+        }
     }
 
     /// The `controllers` PROJECT records for a kind whose own controller is carried over or
@@ -351,19 +369,18 @@ impl Translation {
         &mut self,
         own: bool,
         named: bool,
+        group: &Group,
         kind: &Kind,
         seconds: Vec<ControllerName>,
         name: &str,
     ) -> Vec<ControllerEntry> {
         if !own {
+            let own_file = self.own_controller_file(group, kind);
             for second in seconds {
                 self.leave_out(
                     format!("{name}: its second controller, {second}"),
                     "the kind's own controller is left out, and a second controller goes beside it",
-                    format!(
-                        "after the migration, write its logic in src/controller/{}.rs",
-                        kind.module().file
-                    ),
+                    format!("after the migration, write its logic in {own_file}"),
                 );
             }
             return Vec::new();
@@ -433,17 +450,20 @@ impl Translation {
 }
 
 impl Translation {
-    /// Leaves out the second controllers whose names clash with a kind's own controller or
-    /// with another kind's second controller (their modules, `src/controller/<name>.rs`, or
-    /// their names in logs and metrics), once every kind is known.
+    /// Leaves out the second controllers whose files or names clash with a kind's own
+    /// controller or with an earlier second controller (`src/controller/<name>.rs`, or
+    /// `src/controller/<group>/<name>.rs` in a multigroup project, and the name in logs and
+    /// metrics), once every kind is known.
     pub(super) fn second_controller_clashes(&mut self) {
-        let kinds: Vec<(String, String, Kind)> = self
+        let multigroup = self.project.multigroup;
+        let layout = |group: &Group| GroupLayout::of(multigroup, group).ok();
+        let mut taken: Vec<Controller> = self
             .project
             .resources
             .iter()
-            .map(|e| (e.kind.module().file, e.kind.lower(), e.kind.clone()))
+            .filter(|e| e.controller || !e.controllers.is_empty())
+            .filter_map(|e| Some(Controller::own(&layout(&e.group)?, &e.kind)))
             .collect();
-        let mut seen: Vec<ControllerName> = Vec::new();
         let mut clashes = Vec::new();
         for entry in &mut self.project.resources {
             let own = entry.kind.lower();
@@ -453,37 +473,43 @@ impl Translation {
                 entry.version,
                 entry.kind
             );
+            let Some(layout) = layout(&entry.group) else {
+                continue;
+            };
             entry.controllers.retain(|c| {
                 if c.name.as_ref() == own {
                     return true;
                 }
-                let module = c.name.module().file;
-                let kind = kinds
-                    .iter()
-                    .find(|(m, lower, _)| *m == module || lower == c.name.as_ref());
-                let second = seen
-                    .iter()
-                    .find(|s| s.module().file == module || s.normalized() == c.name.normalized());
-                let why = match (kind, second) {
-                    (Some((_, _, kind)), _) => format!("kind {kind}'s own controller"),
-                    (None, Some(second)) => format!("the second controller {second}"),
-                    (None, None) => {
-                        seen.push(c.name.clone());
-                        return true;
+                let ours = Controller::second(&layout, &entry.kind, &c.name);
+                let clash = taken.iter().find_map(|other| {
+                    let alike = other.second.is_some()
+                        && other.name.replace('-', "") == ours.name.replace('-', "");
+                    ours.clash(other).or_else(|| {
+                        alike.then(|| {
+                            format!(
+                                "a name that differs only in '-' from {}'s second controller \
+                                 '{}' (hard to tell apart in logs and metrics)",
+                                other.kind, other.name
+                            )
+                        })
+                    })
+                });
+                match clash {
+                    Some(clash) => {
+                        clashes.push((name.clone(), c.name.clone(), clash));
+                        false
                     }
-                };
-                clashes.push((name.clone(), c.name.clone(), why));
-                false
+                    None => {
+                        taken.push(ours);
+                        true
+                    }
+                }
             });
         }
-        for (name, second, why) in clashes {
+        for (name, second, clash) in clashes {
             self.leave_out(
                 format!("{name}: its second controller, {second}"),
-                format!(
-                    "its module, src/controller/{}.rs, or its name in logs and metrics would be \
-                     {why}'s",
-                    second.module().file
-                ),
+                format!("it would take {clash}"),
                 "after the migration, run `rbuilder create api ... --resource=false \
                  --controller-name <another name>` and move its logic there",
             );

@@ -37,6 +37,7 @@ impl Translation {
             webhooks.defaulting = false;
             webhooks.validation = false;
         }
+        self.webhook_name_clashes(&entry, name, &mut webhooks);
         if entry.external
             && (w.defaulting || w.validation)
             && self.project.namespaced
@@ -119,13 +120,52 @@ impl Translation {
         any
     }
 
+    /// Leaves out a defaulting or validating webhook whose name (after its kind and version,
+    /// `mbar-v1.kb.io`) another kind's has: the same kind name and version in another group of
+    /// a multigroup project. The API server refuses a configuration with two of one name.
+    fn webhook_name_clashes(&mut self, entry: &ResourceEntry, name: &str, w: &mut WebhooksEntry) {
+        let lower = entry.kind.lower();
+        let others: Vec<(String, WebhooksEntry)> = self
+            .project
+            .resources
+            .iter()
+            .filter(|e| {
+                e.group != entry.group && e.version == entry.version && e.kind.lower() == lower
+            })
+            .filter_map(|e| {
+                let other = format!("{}/{} {}", e.group.display_name(), e.version, e.kind);
+                Some((other, e.webhooks.clone()?))
+            })
+            .collect();
+        for (other, theirs) in others {
+            for (sort, letter, ours, theirs) in [
+                ("defaulting", "m", &mut w.defaulting, theirs.defaulting),
+                ("validating", "v", &mut w.validation, theirs.validation),
+            ] {
+                if !(*ours && theirs) {
+                    continue;
+                }
+                *ours = false;
+                let webhook =
+                    manifests::admission::name(letter, entry.kind.as_str(), entry.version.as_ref());
+                self.leave_out(
+                    format!("{name}: its {sort} webhook"),
+                    format!(
+                        "it would be named {webhook}, as {other}'s is (kubebuilder names webhooks \
+                         after their kind and version), and the API server refuses a \
+                         configuration with two webhooks of one name"
+                    ),
+                    "write what it does in the other kind's webhook, or in a controller",
+                );
+            }
+        }
+    }
+
     /// Why rbuilder refuses webhooks for built-in type `b` in this project, if it does.
     fn builtin_webhook_refusal(&self, entry: &ResourceEntry, b: &Builtin) -> Option<String> {
-        if let Some(own) = self
-            .project
-            .custom_resources()
-            .find(|e| e.kind == entry.kind && e.version == entry.version)
-        {
+        if let Some(own) = self.project.custom_resources().find(|e| {
+            e.kind == entry.kind && e.version == entry.version && !self.project.multigroup
+        }) {
             return Some(format!(
                 "its webhooks would be in the file of this project's own {}/{} {}",
                 own.group, own.version, own.kind

@@ -3,19 +3,20 @@
 // SPDX-License-Identifier: MIT
 
 //! The admission and conversion webhooks of this operator (`rbuilder create webhook`): one
-//! module per version, one file per kind. Listing a webhook in [`WEBHOOKS`] makes the manager
-//! serve it and `make manifests` write its configuration. With none, nothing listens.
+//! module per API group, then per version, one file per kind. Listing a webhook in
+//! [`WEBHOOKS`] makes the manager serve it and `make manifests` write its configuration. With
+//! none, nothing listens.
 
 use rbuilder_runtime::Webhook;
 
-pub mod v1;
-pub mod v1beta1;
+pub mod devops;
+pub mod web_apps;
 // +rbuilder:scaffold:webhook-modules
 
 /// Every webhook the manager serves.
 pub const WEBHOOKS: &[Webhook] = &[
-    v1::demo_micro_service::DEFAULTING,
-    v1::demo_micro_service::VALIDATING,
-    v1beta1::site::VALIDATING,
+    devops::v1::demo_micro_service::DEFAULTING,
+    devops::v1::demo_micro_service::VALIDATING,
+    web_apps::v1beta1::site::VALIDATING,
     // +rbuilder:scaffold:webhooks
 ];

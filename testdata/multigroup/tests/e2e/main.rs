@@ -21,7 +21,7 @@ const PROJECT: Project = Project {
     tmp: env!("CARGO_TARGET_TMPDIR"),
 };
 
-// One module per kind, in tests/e2e/<kind>.rs.
-mod demo_micro_service;
-mod site;
+// One module per API group, in tests/e2e/<group>/, with one per kind there.
+mod devops;
+mod web_apps;
 // +rbuilder:scaffold:e2e-kinds

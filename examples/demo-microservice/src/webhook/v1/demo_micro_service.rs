@@ -86,21 +86,21 @@ fn check_image(image: &str) -> Result<(), Denied> {
 #[cfg(test)]
 mod tests {
     use rbuilder_runtime::testing::{admission_review, patched};
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::v1::DemoMicroServiceSpec;
 
     /// A DemoMicroService as a user would apply it.
     fn sample(image: &str) -> DemoMicroService {
-        let spec = DemoMicroServiceSpec {
-            image: image.into(),
-            replicas: None,
-            port: None,
-        };
-        let mut obj = DemoMicroService::new("sample", spec);
-        obj.metadata.namespace = Some("default".into());
-        obj
+        // From JSON, as the API server sends it, so that a field you add to the spec does not
+        // break this test (give it a value here if it is required).
+        let obj = json!({
+            "apiVersion": "devops.my.domain/v1",
+            "kind": "DemoMicroService",
+            "metadata": {"name": "sample", "namespace": "default"},
+            "spec": {"image": image},
+        });
+        serde_json::from_value(obj).expect("a valid object")
     }
 
     #[test]

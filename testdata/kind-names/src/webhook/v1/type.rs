@@ -47,16 +47,21 @@ impl Validator for TypeWebhook {
 #[cfg(test)]
 mod tests {
     use rbuilder_runtime::testing::admission_review;
+    use serde_json::json;
 
     use super::*;
-    use crate::api::v1::TypeSpec;
 
     /// A Type as a user would apply it.
     fn sample() -> Type {
-        let spec = TypeSpec { foo: None };
-        let mut obj = Type::new("sample", spec);
-        obj.metadata.namespace = Some("default".into());
-        obj
+        // From JSON, as the API server sends it, so that a field you add to the spec does not
+        // break this test (give it a value here if it is required).
+        let obj = json!({
+            "apiVersion": "devops.my.domain/v1",
+            "kind": "Type",
+            "metadata": {"name": "sample", "namespace": "default"},
+            "spec": {},
+        });
+        serde_json::from_value(obj).expect("a valid object")
     }
 
     #[test]

@@ -34,16 +34,21 @@ impl Defaulter for GuestbookWebhook {
 #[cfg(test)]
 mod tests {
     use rbuilder_runtime::testing::{admission_review, patched};
+    use serde_json::json;
 
     use super::*;
-    use crate::api::v1::GuestbookSpec;
 
     /// A Guestbook as a user would apply it.
     fn sample() -> Guestbook {
-        let spec = GuestbookSpec { foo: None };
-        let mut obj = Guestbook::new("sample", spec);
-        obj.metadata.namespace = Some("default".into());
-        obj
+        // From JSON, as the API server sends it, so that a field you add to the spec does not
+        // break this test (give it a value here if it is required).
+        let obj = json!({
+            "apiVersion": "devops.my.domain/v1",
+            "kind": "Guestbook",
+            "metadata": {"name": "sample", "namespace": "default"},
+            "spec": {},
+        });
+        serde_json::from_value(obj).expect("a valid object")
     }
 
     #[test]

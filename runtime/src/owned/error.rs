@@ -1,0 +1,95 @@
+//! What can go wrong with an owned object, as types a controller can match on.
+
+use std::fmt;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+/// Why an [`Owned`](super::Owned) operation failed.
+///
+/// Wrap it in your reconciler's error as a source (`#[error("{0}")] Owned(#[from]
+/// owned::Error)`, or `#[error(transparent)]`), so that the runtime finds a [`Stale`] or a
+/// [`kube::Error`] in the error's chain.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An object of that name is someone else's: left as it is.
+    #[error("{0}")]
+    Taken(#[source] Box<Taken>),
+    /// The object changed since it was read: the controller driver retries the reconcile
+    /// shortly, without reporting a failure.
+    #[error("{0}")]
+    Stale(#[from] Stale),
+    /// The API server refused a request, or could not be reached.
+    #[error("{0}")]
+    Api(#[from] kube::Error),
+    /// The owner or the desired object cannot make an owned object (e.g. an owner without a
+    /// uid, a desired object named otherwise than the handle).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<Taken> for Error {
+    fn from(taken: Taken) -> Self {
+        Self::Taken(Box::new(taken))
+    }
+}
+
+/// An object of the owned object's name that its owner does not control and may not adopt:
+/// one controlled by another object, or one that this operator did not make. It is left as it
+/// is; the message says whose it is.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub struct Taken {
+    /// The object's kind, e.g. `Deployment`.
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// Its namespace, when its owner is in none (a cluster-scoped owner's child in a namespace
+    /// of its choice).
+    pub namespace: Option<String>,
+    /// The object's controller, if it has one.
+    pub controller: Option<OwnerReference>,
+    /// The kind of the owner that wanted it.
+    pub owner_kind: String,
+}
+
+impl fmt::Display for Taken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self { kind, name, .. } = self;
+        write!(f, "{kind} ")?;
+        if let Some(namespace) = &self.namespace {
+            write!(f, "{namespace}/")?;
+        }
+        match &self.controller {
+            Some(owner) => write!(f, "{name} is controlled by {} {}", owner.kind, owner.name)?,
+            None => write!(f, "{name} exists and has no controller")?,
+        }
+        write!(f, ": rename the {} or delete that {kind}", self.owner_kind)
+    }
+}
+
+/// The API server refused a write made to an object as it was read (a 409 on its
+/// `resourceVersion` or `uid`): it changed since, or was replaced. The read was from a cache
+/// that lags the cluster, or the object changed between the read and the write; the change
+/// brings a reconcile of its own, and the controller driver retries after
+/// [`STALE_RETRY`](super::STALE_RETRY) as a safety net, without a failure Event.
+#[derive(Debug, thiserror::Error)]
+#[error("{kind} {name} changed since it was read; retrying with what it became")]
+pub struct Stale {
+    pub(super) kind: String,
+    pub(super) name: String,
+    #[source]
+    pub(super) error: kube::Error,
+}
+
+/// Whether `error`, or an error in its chain of sources, is [`Stale`].
+pub fn is_stale(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(error);
+    while let Some(error) = source {
+        if error.is::<Stale>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}

@@ -1,0 +1,75 @@
+//! The watch of a controller's owned objects: it triggers the owner's reconciles and keeps the
+//! cache that [`Owned::get`](super::Owned::get) reads.
+
+use std::fmt::Debug;
+
+use kube::Resource;
+use kube::runtime::controller::Controller;
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use serde::de::DeserializeOwned;
+
+use super::MANAGED_BY;
+use crate::context::{Context, Scope};
+
+/// What a controller adds to kube's [`Controller`] for the objects it owns.
+pub trait ControllerExt {
+    /// Watches the `K`s this operator made (those with its [`MANAGED_BY`] label, not every
+    /// `K` in the cluster), reconciles the controller owner of each one that changes or goes
+    /// (an object deleted or edited by hand is put back at once), and keeps them in the cache
+    /// that [`Context::owned`] reads them from (see [`Context::cache`]). In
+    /// [`Reconciler::watches`](crate::Reconciler::watches):
+    /// `controller.watch_owned::<Deployment>(ctx)`.
+    ///
+    /// As controller-runtime's `Owns`, it follows only the controller owner reference, of any
+    /// version of the owner's kind (kube's `Controller::owns` follows every owner reference of
+    /// that very version). The rules it needs: `list` and `watch` on `K`.
+    #[must_use]
+    fn watch_owned<K>(self, ctx: &Context) -> Self
+    where
+        K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        K::Scope: Scope;
+}
+
+impl<O> ControllerExt for Controller<O>
+where
+    O: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+    O::Scope: Scope,
+{
+    fn watch_owned<K>(self, ctx: &Context) -> Self
+    where
+        K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        K::Scope: Scope,
+    {
+        let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
+        let config = watcher::Config::default().labels(&managed);
+        self.watches_stream(ctx.cache(ctx.api::<K>(), config), controller_of::<K, O>)
+    }
+}
+
+/// The controller owner of `obj`, if it is an `O`: in `obj`'s namespace if `O` is namespaced
+/// (an owner reference names no namespace), in none if `O` is cluster-scoped. Any version of
+/// `O`'s group and kind: the reference keeps the version it was made with.
+pub(super) fn controller_of<K, O>(obj: K) -> Option<ObjectRef<O>>
+where
+    K: Resource,
+    O: Resource<DynamicType = ()>,
+    O::Scope: Scope,
+{
+    let meta = obj.meta();
+    let group = |api_version: &str| match api_version.split_once('/') {
+        Some((group, _)) => group.to_owned(),
+        None => String::new(),
+    };
+    let owner = meta.owner_references.iter().flatten().find(|r| {
+        r.controller == Some(true)
+            && r.kind == O::kind(&())
+            && group(&r.api_version) == O::group(&())
+    })?;
+    let reference = ObjectRef::new(&owner.name);
+    if O::Scope::NAMESPACED {
+        Some(reference.within(meta.namespace.as_deref()?))
+    } else {
+        Some(reference)
+    }
+}

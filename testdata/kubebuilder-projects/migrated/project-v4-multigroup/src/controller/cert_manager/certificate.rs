@@ -1,0 +1,72 @@
+// Copyright 2026 The Kubernetes authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The `Certificate` controller: reconciles Certificate objects
+//! (`cert-manager.io/v1`), another project's custom resource: its
+//! CRD, certificates.cert-manager.io, must be installed in the cluster; this project does not install it.
+//!
+//! The runtime calls [`CertificateReconciler`]'s `apply` for every change of a
+//! Certificate; it also retries failures and reports them as Events (see
+//! `rbuilder_runtime::controller`). No finalizer: the objects are not this operator's.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube::Resource;
+use rbuilder_runtime::controller::Action;
+use rbuilder_runtime::rbac::policy_rule;
+use rbuilder_runtime::{Context, Reconciler, Registration, register};
+
+use crate::api::external::cert_manager::v1;
+
+#[cfg(test)]
+mod tests;
+
+/// Reconciles certificates.
+pub struct CertificateReconciler;
+
+/// This controller, for the list in `src/controller/mod.rs`.
+pub const CONTROLLER: Registration = register::<CertificateReconciler>();
+
+impl Reconciler for CertificateReconciler {
+    type Resource = v1::Certificate;
+    type Error = Error;
+    const NAME: &'static str = "cert-manager-certificate";
+    const FINALIZER: Option<&'static str> = None;
+
+    async fn apply(_obj: Arc<v1::Certificate>, _ctx: Arc<Context>) -> Result<Action, Error> {
+        // TODO(user): your reconcile logic. `_obj` is the Certificate as last
+        // seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and return
+        // errors with `?`. Grant each API call its verb in `rbac_rules`.
+
+        // Again after an hour without a change: a safety net against missed watch events.
+        Ok(Action::requeue(Duration::from_secs(60 * 60)))
+    }
+
+    /// What the controller needs: to watch certificates. Add verbs here when `apply`
+    /// changes them (then `make manifests`).
+    fn rbac_rules() -> Vec<PolicyRule> {
+        let group = v1::Certificate::group(&());
+        let plural = v1::Certificate::plural(&());
+        vec![policy_rule(&group, &[&plural], &["get", "list", "watch"])]
+    }
+}
+
+/// Why a reconcile failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Kube(#[from] kube::Error),
+}

@@ -1,0 +1,102 @@
+// Copyright 2026 The Kubernetes authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The webhooks of Captain v1:
+//! - defaulting sets what a new or changed object leaves unset.
+//! - validation checks what the CRD's schema cannot.
+//!
+//! The API server calls them before it stores an object; `make manifests` writes their
+//! configuration.
+
+use rbuilder_runtime::webhook::{self, Defaulter, Denied, Validator, Warnings, Webhook};
+
+use crate::api::crew::v1::Captain;
+
+/// The webhooks of Captain v1, listed in `src/webhook/mod.rs`.
+pub struct CaptainWebhook;
+
+pub const DEFAULTING: Webhook = webhook::defaulting::<CaptainWebhook>();
+pub const VALIDATING: Webhook = webhook::validating::<CaptainWebhook>();
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "captain";
+
+impl Defaulter for CaptainWebhook {
+    type Resource = Captain;
+
+    /// Sets what `obj` leaves unset; an error refuses it. Here: the `app.kubernetes.io/name`
+    /// label, so that `kubectl get -l app.kubernetes.io/name=captain` lists
+    /// every object of the kind.
+    fn default(obj: &mut Captain) -> Result<(), Denied> {
+        let labels = obj.metadata.labels.get_or_insert_with(Default::default);
+        labels
+            .entry("app.kubernetes.io/name".into())
+            .or_insert_with(|| NAME.into());
+        Ok(())
+    }
+}
+
+/// Deletions are not sent here: to refuse some, add `const VALIDATE_DELETE: bool = true;` and
+/// a `validate_delete`, then run `make manifests`.
+impl Validator for CaptainWebhook {
+    type Resource = Captain;
+
+    /// Checks a new object; an error refuses it with its message, warnings are shown to the
+    /// client. Here: every object is valid (the CRD's schema checks the fields).
+    fn validate_create(_obj: &Captain) -> Result<Warnings, Denied> {
+        Ok(Warnings::new())
+    }
+
+    /// Checks a change, e.g. refuses one to a field that must not change once set.
+    fn validate_update(_old: &Captain, _new: &Captain) -> Result<Warnings, Denied> {
+        Ok(Warnings::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rbuilder_runtime::testing::{admission_review, patched};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A Captain as a user would apply it.
+    fn sample() -> Captain {
+        // From JSON, as the API server sends it, so that a field you add to the spec does not
+        // break this test (give it a value here if it is required).
+        let obj = json!({
+            "apiVersion": "crew.testproject.org/v1",
+            "kind": "Captain",
+            "metadata": {"name": "sample", "namespace": "default"},
+            "spec": {},
+        });
+        serde_json::from_value(obj).expect("a valid object")
+    }
+
+    #[test]
+    fn the_name_label_is_defaulted() {
+        let obj = sample();
+        let answer = DEFAULTING.answer(&admission_review("CREATE", Some(&obj), None));
+        let defaulted = patched(&obj, &answer);
+        let labels = defaulted.metadata.labels.unwrap_or_default();
+        assert_eq!(labels["app.kubernetes.io/name"], NAME);
+    }
+
+    #[test]
+    fn a_new_object_is_accepted() {
+        let obj = sample();
+        let answer = VALIDATING.answer(&admission_review("CREATE", Some(&obj), None));
+        assert_eq!(answer["response"]["allowed"], true, "{answer}");
+    }
+}

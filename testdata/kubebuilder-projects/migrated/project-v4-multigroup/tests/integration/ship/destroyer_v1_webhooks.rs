@@ -1,0 +1,47 @@
+// Copyright 2026 The Kubernetes authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The integration tests of the webhooks of `Destroyer` v1: the API server calls them
+//! (see `main.rs`). They check what the scaffolded webhooks do: change them with the webhooks.
+//! The custom resource type is referred to as `v1::Destroyer`, so that no kind name can
+//! clash with the names used here.
+
+use kube::{Api, ResourceExt};
+use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+
+use project_v4_multigroup::OPERATOR;
+use project_v4_multigroup::api::ship::v1;
+use project_v4_multigroup::webhook::ship::v1::destroyer::DEFAULTING;
+
+/// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
+const SAMPLE: &str = include_str!("../../../config/samples/ship_v1_destroyer.yaml");
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "destroyer";
+
+/// A Destroyer created without the `app.kubernetes.io/name` label gets it from the
+/// defaulting webhook.
+#[tokio::test]
+async fn the_defaulter_sets_the_name_label() {
+    let env = Environment::start(&OPERATOR).await;
+    let api: Api<v1::Destroyer> = env.api();
+    let mut sample: v1::Destroyer = from_yaml(SAMPLE);
+    sample.metadata.labels = None;
+
+    step("create the sample without labels");
+    let created = env.apply(&api, &sample).await;
+    let label = created.labels().get("app.kubernetes.io/name");
+    assert_eq!(label.map(String::as_str), Some(NAME));
+    assert!(env.webhook_calls(&DEFAULTING) > 0);
+}

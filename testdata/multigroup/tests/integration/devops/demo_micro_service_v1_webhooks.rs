@@ -1,0 +1,58 @@
+// Copyright 2026 The multigroup Authors.
+//
+// SPDX-License-Identifier: MIT
+
+//! The integration tests of the webhooks of `DemoMicroService` v1: the API server calls them
+//! (see `main.rs`). They check what the scaffolded webhooks do: change them with the webhooks.
+//! The custom resource type is referred to as `v1::DemoMicroService`, so that no kind name can
+//! clash with the names used here.
+
+use kube::{Api, ResourceExt};
+use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+
+use multigroup::OPERATOR;
+use multigroup::api::devops::v1;
+use multigroup::webhook::devops::v1::demo_micro_service::DEFAULTING;
+
+/// The sample of `config/samples`, as `kubectl apply -k config/samples` applies it.
+const SAMPLE: &str = include_str!("../../../config/samples/devops_v1_demomicroservice.yaml");
+
+/// The `app.kubernetes.io/name` label the defaulter sets.
+const NAME: &str = "demomicroservice";
+
+/// A DemoMicroService created without the `app.kubernetes.io/name` label gets it from the
+/// defaulting webhook.
+#[tokio::test]
+async fn the_defaulter_sets_the_name_label() {
+    let env = Environment::start(&OPERATOR).await;
+    let api: Api<v1::DemoMicroService> = env.api();
+    let mut sample: v1::DemoMicroService = from_yaml(SAMPLE);
+    sample.metadata.labels = None;
+
+    step("create the sample without labels");
+    let created = env.apply(&api, &sample).await;
+    let label = created.labels().get("app.kubernetes.io/name");
+    assert_eq!(label.map(String::as_str), Some(NAME));
+    assert!(env.webhook_calls(&DEFAULTING) > 0);
+}
+
+/// The sample is admitted, and an image without a tag is refused by the validating webhook,
+/// with its message.
+#[tokio::test]
+async fn the_validator_refuses_an_untagged_image() {
+    let env = Environment::start(&OPERATOR).await;
+    let api: Api<v1::DemoMicroService> = env.api();
+    let mut sample: v1::DemoMicroService = from_yaml(SAMPLE);
+
+    step("the sample is admitted");
+    env.apply(&api, &sample).await;
+
+    step("the same with an image without a tag is refused");
+    sample.metadata.name = Some("untagged".into());
+    sample.spec.image = "nginx".into();
+    let refused = env.try_apply(&api, &sample).await;
+    let error = refused.expect_err("an image without a tag is refused");
+    let message = error.to_string();
+    let expected = "denied the request: spec.image 'nginx' must name a tag";
+    assert!(message.contains(expected), "{message}");
+}

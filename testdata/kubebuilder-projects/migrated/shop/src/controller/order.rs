@@ -15,14 +15,16 @@
 //! The `Order` controller: what the operator does with each Order.
 //!
 //! The runtime calls [`OrderReconciler`]'s `apply` for every change of a
-//! Order, and `cleanup` before one is deleted; it also adds the finalizer, retries
-//! failures and reports them as Events (see `rbuilder_runtime::controller`).
+//! Order (and of what `watches` adds); it retries failures and reports them as Events,
+//! and, if you give the controller a finalizer, calls `cleanup` before a Order is
+//! deleted (see `rbuilder_runtime::controller`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::Resource;
+use kube::runtime::Controller;
 use rbuilder_runtime::conditions::{condition, is_true};
 use rbuilder_runtime::controller::Action;
 use rbuilder_runtime::rbac::policy_rule;
@@ -43,7 +45,11 @@ impl Reconciler for OrderReconciler {
     type Resource = v1::Order;
     type Error = Error;
     const NAME: &'static str = "order";
-    const FINALIZER: Option<&'static str> = Some("shop.example.com/finalizer");
+    /// No finalizer: what `apply` makes in the cluster carries an owner reference and goes
+    /// with the Order, so deleting one waits for nothing. If `apply` makes something
+    /// outside the cluster, hold a finalizer so that `cleanup` releases it first:
+    /// `const FINALIZER: Option<&'static str> = Some("shop.example.com/finalizer");`
+    const FINALIZER: Option<&'static str> = None;
 
     /// Brings the world in line with `obj.spec`, then reports it in the status.
     async fn apply(obj: Arc<v1::Order>, ctx: Arc<Context>) -> Result<Action, Error> {
@@ -85,11 +91,24 @@ impl Reconciler for OrderReconciler {
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
     }
 
-    /// Releases what `apply` made outside the cluster, before the Order is deleted.
+    /// Releases what `apply` made outside the cluster, before the Order is deleted:
+    /// called only while the controller holds a `FINALIZER`.
     async fn cleanup(_obj: Arc<v1::Order>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): your clean-up logic. Objects in the cluster with an owner reference to
         // the Order are deleted by Kubernetes' garbage collector.
         Ok(Action::await_change())
+    }
+
+    /// What else brings a reconcile besides a change of the Order. For what `apply`
+    /// creates, e.g. ConfigMaps with its owner reference:
+    /// `controller.owns(ctx.api::<ConfigMap>(), watcher::Config::default())`, with `list` and
+    /// `watch` on them in `rbac_rules`. Here: nothing else.
+    fn watches(
+        controller: Controller<Self::Resource>,
+        _ctx: &Context,
+    ) -> Controller<Self::Resource> {
+        // TODO(user): `controller.owns(...)` for each kind of object `apply` creates.
+        controller
     }
 
     fn rbac_rules() -> Vec<PolicyRule> {

@@ -22,7 +22,9 @@ use kube::{Api, ResourceExt};
 
 use shop::api::v1alpha1;
 
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, is_controlled_by, step};
+use rbuilder_runtime::e2e::{
+    TestEnv, fetch, gone, has_condition, is_controlled_by, is_rolled_out, step,
+};
 
 use crate::PROJECT;
 
@@ -32,7 +34,10 @@ const SAMPLE: &str = "config/samples/shop_v1alpha1_memcached.yaml";
 const CONTROLLER: &str = "memcached";
 
 /// The sample runs as a Deployment that it controls, which follows its size and goes away with
-/// it; the reconciles show in the metrics.
+/// it; its status reports the Deployment's rollout; the reconciles show in the metrics.
+///
+/// The rollout needs a cluster whose Pods run (kind, or a cluster with KWOK's simulated nodes):
+/// the Deployment becomes available once its pods are ready.
 #[tokio::test]
 #[ignore = "needs a Kubernetes cluster: run `make test-e2e`"]
 async fn runs_the_managers_image_as_a_deployment() {
@@ -53,15 +58,21 @@ async fn runs_the_managers_image_as_a_deployment() {
     })
     .await;
 
-    step("changing spec.size scales the Deployment to it");
+    step("changing spec.size scales the Deployment to it: its pods run, and its status says so");
     sample.spec.size = Some(2);
     env.apply(&api, &sample).await;
-    let what = format!("Deployment {name} to have 2 replicas");
-    env.wait_for(&what, async || {
-        let replicas = fetch(&deployments, &name).await?.spec.replicas;
-        (replicas == Some(2))
-            .then_some(())
-            .ok_or(format!("replicas {replicas:?}"))
+    let what = format!("{name} to report its Deployment available with 2 ready replicas");
+    env.wait_for_pods(&what, async || {
+        let rolled_out = is_rolled_out(&fetch(&deployments, &name).await?)?;
+        if rolled_out != 2 {
+            return Err(format!("the Deployment has {rolled_out} replicas"));
+        }
+        let obj = fetch(&api, &name).await?;
+        let generation = obj.metadata.generation;
+        let conditions = obj.status.map(|status| status.conditions);
+        let conditions = conditions.unwrap_or_default();
+        has_condition(&conditions, "Available", "True", generation)?;
+        has_condition(&conditions, "Progressing", "False", generation)
     })
     .await;
 

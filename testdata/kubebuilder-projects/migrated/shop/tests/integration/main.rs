@@ -19,9 +19,10 @@
 //! with only the role `make manifests` writes. As with kubebuilder's envtest there is no
 //! kube-controller-manager, scheduler or kubelet: no garbage collection, and no Pod runs.
 //!
-//! `make test` runs them with the kube-apiserver and etcd that `make setup-envtest` downloads
-//! into `bin/`; a plain `cargo test` finds them through KUBEBUILDER_ASSETS (else in
-//! /usr/local/kubebuilder/bin), and without them each test fails saying how to get them.
+//! They run with the kube-apiserver and etcd that `make setup-envtest` downloads into
+//! `bin/k8s/` (`make test` runs it first): a plain `cargo test`, or an editor's "run test",
+//! finds them there too. `KUBEBUILDER_ASSETS` names binaries of your own instead; where there
+//! are none, each test fails saying how to get them.
 
 // One module per kind, and per kind's webhooks, in tests/integration/<name>.rs.
 mod inventory;

@@ -12,13 +12,15 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Unit tests of the Memcached controller, with kubebuilder's deploy-image API: the
-//! Deployment runs the manager's image with `spec.size` replicas and `spec.containerPort` as its port.
-//! Each test that reconciles scripts, against a mocked API server, the requests the controller
-//! must send and the API server's answers.
+//! Unit tests of what the Memcached controller decides, with kubebuilder's deploy-image
+//! API: the Deployment (the manager's image, `spec.size` replicas, `spec.containerPort` as its
+//! port), the status, and what a refusal looks like. How the Deployment is applied is the
+//! runtime's, tested there (`rbuilder_runtime::owned`); the integration tests
+//! (`tests/integration/`) run the whole controller against kube-apiserver.
 
+use k8s_openapi::api::apps::v1::DeploymentStatus;
 use rbuilder_runtime::envtest::from_yaml;
-use rbuilder_runtime::testing::{Method, mock_context, status_error, within_timeout};
+use rbuilder_runtime::testing::{Method, mock_context, within_timeout};
 use serde_json::{Value, json};
 
 use super::*;
@@ -26,84 +28,141 @@ use super::*;
 /// The reconciler under test.
 type Tested = MemcachedReconciler;
 
-const PATH: &str = "/apis/shop.example.com/v1alpha1/namespaces/default/memcacheds/test";
-const DEPLOYMENT: &str = "/apis/apps/v1/namespaces/default/deployments/test";
-const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
-/// The field manager of `mock_context`'s operator.
-const MANAGER: &str = "test-operator";
-
 /// The sample of `config/samples`, which the kind's API comes with.
 const SAMPLE: &str = include_str!("../../../config/samples/shop_v1alpha1_memcached.yaml");
 
-/// The sample, as the API server stores it, with `spec.size` 2.
-fn test_object() -> v1alpha1::Memcached {
-    let mut sample: Value = from_yaml(SAMPLE);
-    sample["spec"]["size"] = json!(2);
-    let mut obj: v1alpha1::Memcached = serde_json::from_value(sample).expect("the sample");
-    obj.metadata.name = Some("test".into());
-    obj.metadata.namespace = Some("default".into());
-    obj.metadata.uid = Some("1234".into());
-    obj.metadata.generation = Some(3);
-    obj
+/// The sample as the API server sends it, with `spec.size` 2 (`null`: without one). Built from
+/// JSON, so that a field added to the spec (with a default) needs no change here.
+fn test_object(size: Value) -> v1alpha1::Memcached {
+    let mut obj: Value = from_yaml(SAMPLE);
+    obj["metadata"] = json!({"name": "test", "namespace": "default", "uid": "1234", "generation": 3});
+    if !size.is_null() {
+        obj["spec"]["size"] = size;
+    } else if let Some(spec) = obj["spec"].as_object_mut() {
+        spec.remove("size");
+    }
+    serde_json::from_value(obj).expect("the sample")
 }
 
-fn container(deployment: &Value) -> &Value {
-    &deployment["spec"]["template"]["spec"]["containers"][0]
+fn deployment_of(size: Value) -> Value {
+    let deployment = deployment(&test_object(size), "test-operator").expect("a Deployment");
+    json!(deployment)
 }
 
 #[test]
 fn the_deployment_runs_the_managers_image_with_the_specs_size_and_port() {
-    let obj = test_object();
-    let deployment = json!(deployment(&obj, MANAGER).expect("deployment"));
-    assert_eq!(deployment["metadata"]["name"], "test");
+    let deployment = deployment_of(json!(2));
     assert_eq!(deployment["spec"]["replicas"], 2);
-    assert_eq!(deployment["metadata"]["ownerReferences"][0]["uid"], "1234");
-    let container = container(&deployment);
+    let labels = json!({
+        "app.kubernetes.io/name": "memcached",
+        "app.kubernetes.io/instance": "test",
+        "app.kubernetes.io/managed-by": "test-operator",
+    });
+    assert_eq!(deployment["metadata"]["labels"], labels);
+    assert_eq!(deployment["spec"]["template"]["metadata"]["labels"], labels);
+
+    let pod = &deployment["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
     // The manager's environment variable, or the image the kind was made with.
     assert_eq!(container["image"], operand_image());
-    let port = Some(obj.spec.container_port);
-    assert_eq!(container["ports"][0]["containerPort"], json!(port));
-    assert_eq!(container["securityContext"]["runAsNonRoot"], true);
+    // The sample's port.
+    let obj = test_object(json!(2));
+    let port = json!(obj.spec.container_port);
+    assert_eq!(container["ports"][0]["containerPort"], port);
+    // The restricted Pod Security Standard.
+    for security in [&pod["securityContext"], &container["securityContext"]] {
+        assert_eq!(security["runAsNonRoot"], true);
+        assert_eq!(security["seccompProfile"]["type"], "RuntimeDefault");
+    }
+    let security = &container["securityContext"];
+    assert_eq!(security["allowPrivilegeEscalation"], false);
+    assert_eq!(security["capabilities"]["drop"], json!(["ALL"]));
 }
 
-/// With `spec.size` unset, the apply leaves the Deployment's replicas to whoever scales it.
+/// With `spec.size` unset, the apply leaves the field out, so that a HorizontalPodAutoscaler or
+/// `kubectl scale` owns it and the operator never takes it back.
 #[test]
 fn an_unset_size_is_left_to_whoever_scales_the_deployment() {
-    let mut sample: Value = from_yaml(SAMPLE);
-    if let Some(spec) = sample["spec"].as_object_mut() {
-        spec.remove("size");
-    }
-    let mut obj: v1alpha1::Memcached = serde_json::from_value(sample).expect("the sample");
-    obj.metadata.name = Some("test".into());
-    obj.metadata.uid = Some("1234".into());
-    let deployment = json!(deployment(&obj, MANAGER).expect("deployment"));
+    let deployment = deployment_of(Value::Null);
     assert!(deployment["spec"].get("replicas").is_none(), "{deployment}");
 }
 
-/// The Deployment is created by a server-side apply, and the status reports it with
-/// conditions, the only status kubebuilder's API has.
+/// The status of the test object with a Deployment whose status is `observed`.
+fn status_with(observed: Value) -> Value {
+    let obj = test_object(json!(2));
+    let mut deployment = deployment(&obj, "test-operator").expect("a Deployment");
+    deployment.metadata.generation = Some(1);
+    deployment.status = Some(serde_json::from_value::<DeploymentStatus>(observed).expect("status"));
+    json!(status(&obj, &deployment))
+}
+
+/// The status and reason of the condition `type_` in `status`.
+fn condition<'a>(status: &'a Value, type_: &str) -> [&'a str; 2] {
+    let conditions = status["conditions"].as_array().expect("conditions");
+    let condition = conditions.iter().find(|c| c["type"] == type_).expect(type_);
+    [&condition["status"], &condition["reason"]].map(|field| field.as_str().unwrap_or_default())
+}
+
+/// The conditions are the status kubebuilder's API has.
+#[test]
+fn status_reflects_a_rolled_out_deployment() {
+    let available =
+        json!({"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"});
+    let status = status_with(json!({
+        "observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "readyReplicas": 2,
+        "availableReplicas": 2, "conditions": [available],
+    }));
+    assert_eq!(status["conditions"][0]["observedGeneration"], 3);
+    assert_eq!(
+        condition(&status, "Available"),
+        ["True", "MinimumReplicasAvailable"]
+    );
+    assert_eq!(
+        condition(&status, "Progressing"),
+        ["False", "RolloutComplete"]
+    );
+    assert_eq!(condition(&status, "Degraded"), ["False", "AsExpected"]);
+}
+
+#[test]
+fn status_reflects_a_stuck_rollout() {
+    let stuck =
+        json!({"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"});
+    let status = status_with(json!({
+        "observedGeneration": 1, "replicas": 3, "updatedReplicas": 1, "readyReplicas": 1,
+        "conditions": [stuck],
+    }));
+    assert_eq!(condition(&status, "Progressing"), ["True", "RollingOut"]);
+    assert_eq!(
+        condition(&status, "Degraded"),
+        ["True", "ProgressDeadlineExceeded"]
+    );
+}
+
+/// A Deployment of the same name that someone else made is left alone: the status says whose
+/// it is, and the failure has a reason of its own.
 #[tokio::test]
-async fn a_missing_deployment_is_created_and_reported() {
+async fn someone_elses_deployment_is_refused_in_the_status() {
     let (ctx, mut server) = mock_context();
-    ctx.cache_of(None::<Deployment>);
-    let script = tokio::spawn(async move {
-        let not_found = status_error(404, "NotFound");
-        server.expect(Method::GET, DEPLOYMENT, 404, not_found).await;
-        let created = server.echo(Method::PATCH, DEPLOYMENT).await;
-        assert_eq!(created["spec"]["replicas"], 2);
-        let event = server.echo(Method::POST, EVENTS).await;
-        assert_eq!(event["reason"], "Created");
-        let stored = json!(test_object());
-        let status = server
-            .expect(Method::PATCH, &format!("{PATH}/status"), 200, stored)
-            .await;
-        let conditions = &status["status"]["conditions"];
-        assert_eq!(conditions[0]["type"], "Available");
-        assert_eq!(conditions[0]["observedGeneration"], 3);
+    let obj = Arc::new(test_object(json!(2)));
+    let reconciled = tokio::spawn(Tested::apply(obj, ctx));
+    let theirs = json!({
+        "metadata": {"name": "test", "namespace": "default", "uid": "d-1"},
+        "spec": {"selector": {}, "template": {}},
     });
-    let action = within_timeout(Tested::apply(Arc::new(test_object()), ctx))
-        .await
-        .expect("reconcile");
-    script.await.expect("API server script");
-    assert_eq!(action, Action::requeue(RESYNC_AFTER));
+    let deployment = "/apis/apps/v1/namespaces/default/deployments/test";
+    server.expect(Method::GET, deployment, 200, theirs).await;
+    let path = "/apis/shop.example.com/v1alpha1/namespaces/default/memcacheds/test/status";
+    let stored = json!(test_object(json!(2)));
+    let status = server.expect(Method::PATCH, path, 200, stored).await;
+    let error = within_timeout(reconciled).await.expect("the task");
+    let error = error.expect_err("refused");
+    assert_eq!(Tested::failure_reason(&error), "DeploymentTaken");
+    let says = error.to_string();
+    let theirs = "Deployment test exists and has no controller";
+    assert!(says.starts_with(theirs), "{says}");
+    let status = &status["status"];
+    assert_eq!(condition(status, "Available"), ["False", "DeploymentTaken"]);
+    assert_eq!(condition(status, "Degraded"), ["True", "DeploymentTaken"]);
+    assert_eq!(status["conditions"][2]["message"], says);
 }

@@ -812,14 +812,30 @@ fn status_of(kind: &str, version: &str) -> Value {
     status
 }
 
-/// The CRD of `kind` of the project in `dir`.
-fn crd_of(dir: &Path, kind: &str) -> Value {
+/// The CRD of `kind` in the API group `group` of the project in `dir` (a multigroup project
+/// can have one kind name in two groups).
+fn crd_of(dir: &Path, group: &str, kind: &str) -> Value {
     std::fs::read_dir(dir.join("config/crd/bases"))
         .expect("the CRDs")
         .flatten()
         .flat_map(|e| yaml_documents(&std::fs::read_to_string(e.path()).expect("a CRD")))
-        .find(|crd| crd["spec"]["names"]["kind"] == kind)
-        .unwrap_or_else(|| panic!("no CRD of {kind}"))
+        .find(|crd| crd["spec"]["group"] == group && crd["spec"]["names"]["kind"] == kind)
+        .unwrap_or_else(|| panic!("no CRD of {kind} in {group}"))
+}
+
+/// The Rust module of the version `version` of API group `api_group` in the project in `dir`:
+/// `api::v1`, or in a multigroup project `api::<group>::v1` (`example.com` -> `example_com`).
+fn api_module(dir: &Path, api_group: &str, version: &str) -> String {
+    let text = std::fs::read_to_string(dir.join("PROJECT")).expect("PROJECT");
+    let project = &yaml_documents(&text)[0];
+    if project["multigroup"] != true {
+        return format!("api::{version}");
+    }
+    let domain = project["domain"].as_str().expect("a domain");
+    let group = api_group
+        .strip_suffix(&format!(".{domain}"))
+        .unwrap_or(api_group);
+    format!("api::{}::{version}", group.replace(['.', '-'], "_"))
 }
 
 /// `tests/kubebuilder_objects.rs` for the migrated project in `dir` (golden tree `name`): one
@@ -843,15 +859,12 @@ fn kubebuilder_objects_test(dir: &Path, name: &str) -> String {
             .as_str()
             .expect("apiVersion")
             .to_owned();
-        let version = api_version
-            .rsplit('/')
-            .next()
-            .expect("a version")
-            .to_owned();
+        let (group, version) = api_version.split_once('/').expect("group/version");
+        let (group, version) = (group.to_owned(), version.to_owned());
         // The objects a cluster holds are stored in the version stored: an object created in
         // another is converted to it (and, without a conversion webhook, loses what that
         // version has not), which is the conversion's business, not the types'.
-        let crd = crd_of(dir, &kind);
+        let crd = crd_of(dir, &group, &kind);
         let stored = crd["spec"]["versions"]
             .as_array()
             .into_iter()
@@ -870,11 +883,12 @@ fn kubebuilder_objects_test(dir: &Path, name: &str) -> String {
             "        (json!({object}), json!({})),\n",
             status_of(&kind, &version)
         ));
+        let module = api_module(dir, &group, &version);
         let api = match crd["spec"]["scope"] == "Namespaced" {
             true => format!(
-                "Api::<{krate}::api::{version}::{kind}>::namespaced(client.clone(), \"default\")"
+                "Api::<{krate}::{module}::{kind}>::namespaced(client.clone(), \"default\")"
             ),
-            false => format!("Api::<{krate}::api::{version}::{kind}>::all(client.clone())"),
+            false => format!("Api::<{krate}::{module}::{kind}>::all(client.clone())"),
         };
         round_trips.push_str(&format!("    round_trip({api}, &client, &before).await;\n"));
     }

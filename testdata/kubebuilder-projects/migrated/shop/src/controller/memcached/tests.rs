@@ -35,7 +35,8 @@ const SAMPLE: &str = include_str!("../../../config/samples/shop_v1alpha1_memcach
 /// JSON, so that a field added to the spec (with a default) needs no change here.
 fn test_object(size: Value) -> v1alpha1::Memcached {
     let mut obj: Value = from_yaml(SAMPLE);
-    obj["metadata"] = json!({"name": "test", "namespace": "default", "uid": "1234", "generation": 3});
+    let metadata = json!({"name": "test", "namespace": "default", "uid": "1234", "generation": 3});
+    obj["metadata"] = metadata;
     if !size.is_null() {
         obj["spec"]["size"] = size;
     } else if let Some(spec) = obj["spec"].as_object_mut() {

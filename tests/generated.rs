@@ -885,9 +885,9 @@ fn kubebuilder_objects_test(dir: &Path, name: &str) -> String {
         ));
         let module = api_module(dir, &group, &version);
         let api = match crd["spec"]["scope"] == "Namespaced" {
-            true => format!(
-                "Api::<{krate}::{module}::{kind}>::namespaced(client.clone(), \"default\")"
-            ),
+            true => {
+                format!("Api::<{krate}::{module}::{kind}>::namespaced(client.clone(), \"default\")")
+            }
             false => format!("Api::<{krate}::{module}::{kind}>::all(client.clone())"),
         };
         round_trips.push_str(&format!("    round_trip({api}, &client, &before).await;\n"));

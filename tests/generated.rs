@@ -981,10 +981,11 @@ where
     K: Resource<DynamicType = ()> + Clone + std::fmt::Debug + Serialize + DeserializeOwned,
 {
     let (kind, version) = (K::kind(&()), K::api_version(&()));
-    let (name, stored) = before
+    let (_, stored) = before
         .iter()
         .find(|(_, o)| o.types.as_ref().is_some_and(|t| t.kind == kind && t.api_version == version))
         .unwrap_or_else(|| panic!("no {kind} {version} created"));
+    let name = &stored.name_any();
     let mut typed = api.get(name).await.unwrap_or_else(|e| panic!("{kind} {name}: {e}"));
     typed.meta_mut().labels.get_or_insert_with(Default::default).insert("migrated".into(), "yes".into());
     api.replace(name, &PostParams::default(), &typed).await.unwrap_or_else(|e| panic!("write back {kind} {name}: {e}"));
@@ -1010,7 +1011,9 @@ async fn objects_of_the_go_crds_keep_every_field_under_the_rust_crds() {
         api.create(&PostParams::default(), &created).await.unwrap_or_else(|e| panic!("create {name}: {e}"));
         let status = json!({"status": status});
         api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&status)).await.unwrap_or_else(|e| panic!("status of {name}: {e}"));
-        before.insert(name.clone(), api.get(&name).await.expect("the object"));
+        // Keyed by type too: one kind name in two groups may name its samples alike.
+        let key = format!("{} {} {name}", resource.api_version, resource.kind);
+        before.insert(key, api.get(&name).await.expect("the object"));
     }
 
     install(&client, {crate}::api::crds().expect("the Rust CRDs")).await;

@@ -86,6 +86,13 @@ pub struct OwnTypes {
 }
 
 impl OwnTypes {
+    /// The spec has fields it requires: an object with an empty spec is refused.
+    pub fn requires_spec_fields(&self) -> bool {
+        self.sample_spec
+            .as_object()
+            .is_some_and(|spec| !spec.is_empty())
+    }
+
     /// A sample of the kind, as kubebuilder writes one, for a kind whose project had none: its
     /// required fields set to values the schema takes, as far as they can be made up (a
     /// `pattern` cannot: check the sample).

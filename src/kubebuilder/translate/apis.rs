@@ -92,7 +92,7 @@ impl Translation {
             .go
             .as_ref()
             .and_then(|go| go.sample(&sample))
-            .map(with_a_spec);
+            .and_then(|text| with_a_spec(text, types.requires_spec_fields()));
         // Without one, `create api` writes a sample made from the schema.
         if let Some(text) = text {
             self.files.push((format!("config/samples/{sample}"), text));
@@ -156,19 +156,25 @@ impl Translation {
 }
 
 /// A sample as the Rust project keeps it: as the Go project has it, but for an empty `spec:`
-/// (only comments under it, which YAML reads as null, and Go as an empty struct), which
-/// becomes `spec: {}`, the empty spec serde reads.
-fn with_a_spec(sample: &str) -> String {
+/// (only comments under it, kubebuilder's `# TODO(user): Add fields here`, which YAML reads as
+/// null, and Go as an empty struct), which becomes `spec: {}`, the empty spec serde reads.
+/// `None` for such a sample of a kind whose spec has `required` fields: it is no valid object
+/// (the tests that apply it would fail), and `create api` makes one from the schema instead.
+fn with_a_spec(sample: &str, required_fields: bool) -> Option<String> {
     let null_spec = serde_saphyr::from_str::<serde_json::Value>(sample)
         .is_ok_and(|doc| doc.get("spec").is_some_and(serde_json::Value::is_null));
     if !null_spec {
-        return sample.to_owned();
+        return Some(sample.to_owned());
     }
-    sample
+    if required_fields {
+        return None;
+    }
+    let sample = sample
         .lines()
         .map(|line| match line.trim_end() {
             "spec:" => "spec: {}\n".to_owned(),
             _ => format!("{line}\n"),
         })
-        .collect()
+        .collect();
+    Some(sample)
 }

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use anyhow::{Context as _, Result, anyhow, bail};
 use serde_json::{Map, Value, json};
 
+use crate::external::own::OwnTypes;
 use crate::model::{ApiTypes, Resource};
 
 /// The runtime's `role.rs` (plain data: std, serde, serde_json), compiled here too, so that the
@@ -206,6 +207,53 @@ pub fn crd(r: &Resource, types: &ApiTypes) -> String {
         },
     })
     .to_string()
+}
+
+/// The one-version CRD of `r`, a kind whose types are made from its CRD (`own`), as
+/// kube-derive makes it from them, as JSON: what `crd_with_own_version` merges into the kind's
+/// CRD file.
+pub fn crd_of_own_version(r: &Resource, own: &OwnTypes) -> String {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{}.{}", r.plural, r.api_group)},
+        "spec": {
+            "group": r.api_group,
+            "names": own.names,
+            "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+            "versions": [own.version],
+        },
+    })
+    .to_string()
+}
+
+/// The CRD file after adding one version of a kind whose types are made from its CRD: the
+/// version as it is rendered, its storage flag included (the CRD it comes from says which
+/// version is stored; the types say it with `#[kube(storage = false)]` on the others).
+pub fn crd_with_own_version(existing: Option<&str>, rendered: &str, file: &str) -> Result<String> {
+    let new: Value = serde_json::from_str(rendered).context("internal error: a rendered CRD")?;
+    let Some(existing) = existing else {
+        return to_yaml(&new);
+    };
+    let mut crd = parse(existing, file)?;
+    let version = new
+        .pointer("/spec/versions/0")
+        .cloned()
+        .ok_or_else(|| anyhow!("internal error: the rendered CRD has no version"))?;
+    let Some(versions) = crd
+        .pointer_mut("/spec/versions")
+        .and_then(Value::as_array_mut)
+    else {
+        bail!("{file} has no spec.versions list; restore it with `make manifests`");
+    };
+    match versions
+        .iter_mut()
+        .find(|v| v.get("name") == version.get("name"))
+    {
+        Some(old) => *old = version,
+        None => versions.push(version),
+    }
+    to_yaml(&crd)
 }
 
 /// The CRD file after adding (or, with --force, replacing) one version. `rendered` is a

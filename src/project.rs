@@ -99,7 +99,8 @@ pub struct ResourceEntry {
     /// `""` for Kubernetes' core group (Pods, Secrets, ...).
     pub group: Group,
     pub kind: Kind,
-    /// The CRD file an external resource's types were generated from.
+    /// The CRD file the types were generated from: an external resource's, or (a kind migrated
+    /// from kubebuilder) the kubebuilder project's, kept in the project.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -310,6 +311,12 @@ impl ResourceEntry {
     /// A Kubernetes built-in type or an external one (no CRD in this project).
     pub fn is_builtin(&self) -> bool {
         self.api.is_none()
+    }
+
+    /// One of the project's own kinds whose types are made from a CRD (`path`): a kind migrated
+    /// from a kubebuilder project, whose CRD controller-gen wrote.
+    pub fn types_from_crd(&self) -> bool {
+        !self.external && !self.is_builtin() && self.path.is_some()
     }
 
     /// The resource's plural: as recorded, or as kubebuilder derives it from the kind (entries

@@ -16,7 +16,7 @@ use anyhow::{Result, bail};
 use super::create_webhook::{
     MANAGER_NEEDS, REPLACEMENTS, plan_replacements, plan_webhook_configurations,
 };
-use super::{autoupdate, finish, grafana, helm};
+use super::{autoupdate, create_api, finish, grafana, helm};
 use crate::cli::EditArgs;
 use crate::external;
 use crate::license;
@@ -346,7 +346,9 @@ fn scope_change(
         files.push((LIB.to_owned(), old, new));
     }
     for r in after.custom_resources().filter(|r| r.namespaced()) {
-        let resource = Resource::of(&after.record_of(r), after.multigroup, None)?;
+        // A kind migrated from kubebuilder is described by its CRD, which is read for it.
+        let own = create_api::own_types(root, r)?;
+        let resource = Resource::of(&after.record_of(r), after.multigroup, None, own.as_ref())?;
         let (mut old_ctx, mut new_ctx) = (old_ctx.clone(), new_ctx.clone());
         old_ctx.insert("resource", &resource);
         new_ctx.insert("resource", &resource);

@@ -230,12 +230,29 @@ pub(super) fn replay(input: &Path, project: &Project, output: &Path) -> Result<(
     replay_with(input, project, output, Header::Input, &files)
 }
 
-/// The CRD files of `project`'s external kinds that the project at `input` holds (a `path` in
-/// PROJECT inside it), which a replay copies, so that the new project has what its types are
-/// made from. One outside (`../crds/...`) stays where it is, and is read from there.
+/// The CRD files of `project`'s kinds whose types are made from one (external kinds, and kinds
+/// migrated from kubebuilder) that the project at `input` holds (a `path` in PROJECT inside
+/// it), which a replay copies, so that the new project has what its types are made from. One
+/// outside (`../crds/...`) stays where it is, and is read from there. A migrated kind's sample
+/// is copied too: it was the kubebuilder project's, which its API comes from.
 fn external_crds(input: &Path, project: &Project) -> Result<Vec<(String, String)>> {
     let mut files: Vec<(String, String)> = Vec::new();
-    for entry in project.resources.iter().filter(|e| e.external) {
+    for entry in project.resources.iter().filter(|e| e.types_from_crd()) {
+        let sample = format!(
+            "config/samples/{}_{}_{}.yaml",
+            entry.group,
+            entry.version,
+            entry.kind.lower()
+        );
+        if let Ok(text) = std::fs::read_to_string(input.join(&sample)) {
+            files.push((sample, text));
+        }
+    }
+    for entry in project
+        .resources
+        .iter()
+        .filter(|e| e.external || e.types_from_crd())
+    {
         let Some(path) = entry.path.as_deref() else {
             continue;
         };
@@ -318,7 +335,8 @@ fn replay_with(
         for name in entry.named_controllers() {
             let replayed = || -> Result<()> {
                 let replayed = Project::load(output)?;
-                let request = create_api::replay_second_controller(input, &replayed, entry, name)?;
+                let request =
+                    create_api::replay_second_controller(crds_in(entry), &replayed, entry, name)?;
                 let (plan, _) = create_api::plan_request(output, replayed, request)?;
                 plan.apply()
             };

@@ -2,8 +2,11 @@
 //! --external-api-path`): the CRD is read (`crd`), its version's schema translated into
 //! structs (`translate`, `names`) and written out as a module (`render`).
 
+pub mod comparable;
 mod crd;
+mod derived;
 mod names;
+pub mod own;
 mod render;
 mod schema;
 mod translate;

@@ -3,13 +3,20 @@
 
 use std::fmt::Write as _;
 
+use super::derived::Attribute;
 use super::names::unraw;
-use super::translate::{Struct, Types};
+use super::translate::{Field, Struct, Types};
 
 /// rustfmt's default line width.
 const MAX_WIDTH: usize = 100;
 
 const DERIVES: &str = "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]";
+
+/// The derives of exact types (see `translate`), which make the CRD: structs, and string enums.
+const EXACT_DERIVES: &str =
+    "#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]";
+const ENUM_DERIVES: &str =
+    "#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, Default, PartialEq, Eq)]";
 
 /// How the root type is declared: kube-derive's attributes on one of the structs.
 pub struct Root {
@@ -31,10 +38,19 @@ pub fn module(header: &str, types: &Types, root: &Root) -> String {
     if types.uses_map {
         out.push_str("use std::collections::BTreeMap;\n\n");
     }
+    if types.uses_quantity {
+        out.push_str("use k8s_openapi::apimachinery::pkg::api::resource::Quantity;\n");
+    }
+    if types.uses_metav1 {
+        out.push_str("use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;\n");
+    }
     if types.uses_int_or_string {
         out.push_str("use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n");
     }
     out.push_str("use kube::CustomResource;\n");
+    if types.is_exact() {
+        out.push_str("use schemars::JsonSchema;\n");
+    }
     out.push_str("use serde::{Deserialize, Serialize};\n");
     if types.uses_value {
         out.push_str("use serde_json::Value;\n");
@@ -44,6 +60,10 @@ pub fn module(header: &str, types: &Types, root: &Root) -> String {
     structs.sort_by_key(|s| (s.name != root.spec_struct, s.order));
     for s in structs {
         out.push('\n');
+        if types.is_exact() {
+            write_exact(&mut out, s, (s.name == root.spec_struct).then_some(root));
+            continue;
+        }
         if s.name == root.spec_struct {
             write_doc(&mut out, "", s.doc.as_deref());
             out.push_str(&DERIVES.replace("#[derive(", "#[derive(CustomResource, "));
@@ -66,6 +86,113 @@ pub fn module(header: &str, types: &Types, root: &Root) -> String {
         );
     }
     out
+}
+
+/// A struct or enum of exact types, with its doc comment and attributes; the root's
+/// (`root`) with kube-derive's too.
+fn write_exact(out: &mut String, s: &Struct, root: Option<&Root>) {
+    for line in &s.doc_lines {
+        write_doc_line(out, "", line);
+    }
+    if let Some(variants) = &s.variants {
+        out.push_str(ENUM_DERIVES);
+        let _ = writeln!(out, "\npub enum {} {{", s.name);
+        for (i, (ident, value)) in variants.variants.iter().enumerate() {
+            if i == variants.default {
+                out.push_str("    #[default]\n");
+            }
+            if ident != value {
+                let attribute = Attribute::meta("serde", vec![format!("rename = {value:?}")]);
+                out.push_str(&attribute.lines("    "));
+            }
+            let _ = writeln!(out, "    {ident},");
+        }
+        out.push_str("}\n");
+        return;
+    }
+    let derives = match s.default {
+        true => EXACT_DERIVES.to_owned(),
+        false => EXACT_DERIVES.replace(" Default,", ""),
+    };
+    match root {
+        Some(root) => {
+            out.push_str(&derives.replace("#[derive(", "#[derive(CustomResource, "));
+            out.push('\n');
+            for line in &root.kube {
+                out.push_str(&kube_attribute(line).lines(""));
+            }
+        }
+        None => {
+            out.push_str(&derives);
+            out.push('\n');
+        }
+    }
+    for attribute in &s.attributes {
+        out.push_str(&attribute.lines(""));
+    }
+    if s.fields.is_empty() {
+        let _ = writeln!(out, "pub struct {} {{}}", s.name);
+        return;
+    }
+    if "pub struct  {".len() + s.name.len() > MAX_WIDTH {
+        let _ = writeln!(out, "pub struct {}\n{{", s.name);
+    } else {
+        let _ = writeln!(out, "pub struct {} {{", s.name);
+    }
+    for (i, f) in s.fields.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        write_exact_field(out, f);
+    }
+    out.push_str("}\n");
+}
+
+/// A `#[kube(...)]` item as an attribute: an expression (`validation = Rule::new(..)`) is no
+/// meta list, which rustfmt leaves as it is.
+fn kube_attribute(item: &str) -> Attribute {
+    if item.starts_with("validation = ") {
+        Attribute::Verbatim(format!("#[kube({item})]"))
+    } else {
+        Attribute::meta("kube", vec![item.to_owned()])
+    }
+}
+
+fn write_exact_field(out: &mut String, f: &Field) {
+    for line in &f.doc_lines {
+        write_doc_line(out, "    ", line);
+    }
+    if f.flatten {
+        out.push_str("    #[serde(flatten)]\n");
+    } else if unraw(&f.ident) != f.wire {
+        let rename = Attribute::meta(
+            "serde",
+            vec![format!("rename = {}", string_literal(&f.wire))],
+        );
+        out.push_str(&rename.lines("    "));
+    }
+    let ty = if f.optional {
+        out.push_str("    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n");
+        format!("Option<{}>", f.ty)
+    } else {
+        if f.vec_optional {
+            out.push_str("    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n");
+        }
+        f.ty.clone()
+    };
+    for attribute in &f.attributes {
+        out.push_str(&attribute.lines("    "));
+    }
+    write_field(out, &f.ident, &ty);
+}
+
+/// One doc comment line, as written.
+fn write_doc_line(out: &mut String, indent: &str, line: &str) {
+    if line.is_empty() {
+        let _ = writeln!(out, "{indent}///");
+    } else {
+        let _ = writeln!(out, "{indent}/// {line}");
+    }
 }
 
 fn write_struct_body(out: &mut String, s: &Struct) {

@@ -9,6 +9,7 @@
 mod boilerplate;
 mod flags;
 mod format;
+mod go_files;
 mod left_out;
 mod translate;
 
@@ -28,7 +29,8 @@ pub struct Migration {
     /// The Rust project's PROJECT.
     pub project: Project,
     /// Files to write into the Rust project before its APIs are replayed (path, text): the CRD
-    /// files of other projects' kinds, which PROJECT names.
+    /// files its kinds' types are made from, which PROJECT names (other projects' kinds', and
+    /// the Go project's for its own), and the Go project's samples of its own kinds.
     pub files: Vec<(String, String)>,
     /// Its license header, `hack/boilerplate.txt`, from the Go project's
     /// `hack/boilerplate.go.txt` if it has one.
@@ -85,8 +87,9 @@ pub fn migrate(input: &Path, text: &str, crds: &[CrdFile]) -> Result<Migration> 
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_default();
     let crds = translate::ExternalCrds::read(crds)?;
+    let go = go_files::GoFiles::read(input);
     let (mut project, left_out, files) =
-        translate::translate(kb, &folder, crds).with_context(what)?;
+        translate::translate(kb, &folder, crds, Some(go)).with_context(what)?;
     let header = std::fs::read_to_string(input.join(boilerplate::FILE))
         .ok()
         .map(|go| boilerplate::convert(&go, crate::license::copyright_year()));

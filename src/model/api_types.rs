@@ -242,7 +242,7 @@ impl Field {
 /// list keyed by `type`, of k8s-openapi's `Condition` (its descriptions are the Go type's) with
 /// the checks controller-gen writes for the Go type. Kept here as data because rbuilder does
 /// not build k8s-openapi; `runtime/tests/scaffolded_crds.rs` compares the two.
-fn conditions_schema() -> Value {
+pub fn conditions_schema() -> Value {
     json!({
         "items": {
             "description": "Condition contains details for one aspect of the current state of this API Resource.",

@@ -18,4 +18,4 @@ pub use article::with_article;
 pub use image::ImageReference;
 pub use layout::GroupLayout;
 pub use names::{ControllerName, Domain, Group, Kind, Plural, ProjectName, ShortName, Version};
-pub use resource::{Flavor, Resource};
+pub use resource::{Flavor, KubebuilderApi, Resource};

@@ -12,6 +12,7 @@ use super::layout::{Controller, GroupLayout};
 use super::names::{ControllerName, Group, Kind, Plural, ShortName, Version};
 use super::rust_names::RustModule;
 use crate::external::External;
+use crate::external::own::{ApiShape, OwnTypes};
 use crate::project::{DeployImageOptions, Record};
 use crate::scaffold::paths::CRD_BASES;
 
@@ -62,6 +63,89 @@ pub struct DeployImage {
     pub port: Option<u16>,
     pub command: Vec<String>,
     pub run_as_user: Option<i64>,
+    /// The API of a deploy-image kind migrated from kubebuilder, whose controller runs the
+    /// image of the manager's environment; `None`: rbuilder's (`spec.image`, `spec.replicas`,
+    /// `spec.port`).
+    pub kubebuilder: Option<KubebuilderApi>,
+}
+
+/// kubebuilder's deploy-image API: the image from the manager's environment variable
+/// `<KIND>_IMAGE` (set in config/manager/manager.yaml), the replicas from `spec.size`, the
+/// container's port from `spec.containerPort`, if the kind has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KubebuilderApi {
+    /// `MEMCACHED_IMAGE`.
+    pub image_env: String,
+    /// The replicas, an `Option<i32>`, as Rust: `obj.spec.size`.
+    pub replicas: String,
+    /// The port, an `Option<i32>`, as Rust: `Some(obj.spec.container_port)`; `None` without a
+    /// port.
+    pub port: Option<String>,
+}
+
+impl KubebuilderApi {
+    /// The deploy-image API of `kind` whose spec is `shape`'s, if it is kubebuilder's: an
+    /// int32 `size`, and an int32 `containerPort` if the kind runs its image with a port.
+    pub fn of(kind: &Kind, shape: &ApiShape, port: bool) -> Option<Self> {
+        let field = |wire: &str| {
+            let f = shape.spec_field(wire).filter(|f| f.ty == "i32")?;
+            Some(match f.optional {
+                true => format!("obj.spec.{}", f.ident),
+                false => format!("Some(obj.spec.{})", f.ident),
+            })
+        };
+        Some(Self {
+            image_env: format!("{}_IMAGE", kind.as_str().to_uppercase()),
+            replicas: field("size")?,
+            port: match port {
+                true => Some(field("containerPort")?),
+                false => None,
+            },
+        })
+    }
+}
+
+/// A kind whose types are made from its CRD (migrated from kubebuilder), as the templates
+/// need to know it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FromCrd {
+    /// The CRD file, in the project.
+    pub path: String,
+    /// What its status holds that the controllers set: `None` without a status.
+    pub status: Option<StatusShape>,
+}
+
+/// What the status of a kind made from its CRD holds, of what rbuilder's controllers set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusShape {
+    /// `conditions`, a list of `metav1::Condition`.
+    pub conditions: bool,
+    /// `observedGeneration`, an `Option<i64>`.
+    pub observed_generation: bool,
+    /// Other fields, which a status made by a controller leaves at their defaults.
+    pub others: bool,
+    /// A controller can make the status: it has conditions, and its other fields have defaults.
+    pub settable: bool,
+}
+
+impl StatusShape {
+    fn of(shape: &ApiShape) -> Option<Self> {
+        let status = shape.status.as_ref()?;
+        let conditions = shape
+            .status_field("conditions")
+            .is_some_and(|f| f.ty == "Vec<metav1::Condition>");
+        let observed_generation = shape
+            .status_field("observedGeneration")
+            .is_some_and(|f| f.ty == "i64" && f.optional);
+        let known = usize::from(conditions) + usize::from(observed_generation);
+        let others = status.len() > known;
+        Some(Self {
+            conditions,
+            observed_generation,
+            others,
+            settable: conditions && (!others || shape.status_default),
+        })
+    }
 }
 
 impl DeployImage {
@@ -81,6 +165,7 @@ impl DeployImage {
             port: options.container_port,
             command,
             run_as_user: options.run_as_user,
+            kubebuilder: None,
         })
     }
 }
@@ -102,6 +187,9 @@ pub struct Resource {
     /// project. Empty for built-in types.
     pub api_module_path: String,
     pub flavor: Flavor,
+    /// The kind's types are made from its CRD (migrated from kubebuilder); `None`: rbuilder
+    /// scaffolds them.
+    pub from_crd: Option<FromCrd>,
     /// Where its controllers, webhooks and tests go (`group_dir`, `group_dir_up` for
     /// templates), and how they are named.
     #[serde(flatten)]
@@ -122,8 +210,14 @@ pub struct Resource {
 impl Resource {
     /// The resource `record` describes, in a project that is `multigroup` or not. An external
     /// resource's scope and CRD name are its CRD's (`crd`, read and translated by the caller):
-    /// PROJECT does not record them.
-    pub fn of(record: &Record, multigroup: bool, crd: Option<&External>) -> Result<Self> {
+    /// PROJECT does not record them; nor the API of a kind whose types are made from its CRD
+    /// (`own`, likewise).
+    pub fn of(
+        record: &Record,
+        multigroup: bool,
+        crd: Option<&External>,
+        own: Option<&OwnTypes>,
+    ) -> Result<Self> {
         let entry = &record.entry;
         let (group, version, kind) = (&entry.group, &entry.version, &entry.kind);
         let mut plural = entry.plural_or_derived()?;
@@ -162,11 +256,38 @@ impl Resource {
             } else {
                 format!("api::{version}")
             };
-            let flavor = match &record.deploy_image {
+            let mut flavor = match &record.deploy_image {
                 Some(options) => Flavor::DeployImage(DeployImage::of(options)?),
                 None => Flavor::Plain,
             };
+            if entry.types_from_crd() {
+                let Some(own) = own else {
+                    bail!(
+                        "the types of {group}/{version} {kind} come from its CRD ({}), which was \
+                         not read",
+                        entry.path.as_deref().unwrap_or_default()
+                    );
+                };
+                if let Flavor::DeployImage(image) = &mut flavor {
+                    let port = image.port.is_some();
+                    let Some(api) = KubebuilderApi::of(kind, &own.shape, port) else {
+                        bail!(
+                            "{group}/{version} {kind} runs an image, but its CRD has no int32 \
+                             spec.size{}, which its controller reads",
+                            if port { " and spec.containerPort" } else { "" }
+                        );
+                    };
+                    image.kubebuilder = Some(api);
+                }
+            }
             (entry.namespaced(), api_module_path, flavor)
+        };
+        let from_crd = match (entry.types_from_crd(), own) {
+            (true, Some(own)) => Some(FromCrd {
+                path: entry.path.clone().unwrap_or_default(),
+                status: StatusShape::of(&own.shape),
+            }),
+            _ => None,
         };
         let layout = GroupLayout::of(multigroup, group)?;
         let kind_name = kind.lower();
@@ -182,6 +303,7 @@ impl Resource {
             module: kind.module(),
             api_module_path,
             flavor,
+            from_crd,
             controller_name: Controller::own(&layout, kind).name,
             role_name_prefix: layout.name(&kind_name),
             role_file_prefix: layout.file_name(&kind_name),
@@ -405,13 +527,13 @@ mod tests {
             entry: custom("Policy"),
             deploy_image: None,
         };
-        let r = Resource::of(&record, true, None).unwrap();
+        let r = Resource::of(&record, true, None, None).unwrap();
         assert_eq!(r.api_group, "web-apps.my.domain");
         assert_eq!(r.plural.as_ref(), "policies");
         assert_eq!(r.api_module_path, "api::web_apps::v1beta1");
         assert!(!r.namespaced);
         assert_eq!(r.flavor, Flavor::Plain);
-        let single = Resource::of(&record, false, None).unwrap();
+        let single = Resource::of(&record, false, None, None).unwrap();
         assert_eq!(single.api_module_path, "api::v1beta1");
         assert_eq!(Resource::templates_of(&record), r.flavor.templates());
     }
@@ -427,7 +549,7 @@ mod tests {
                 run_as_user: Some(1001),
             }),
         };
-        let r = Resource::of(&record, false, None).unwrap();
+        let r = Resource::of(&record, false, None, None).unwrap();
         let Flavor::DeployImage(d) = &r.flavor else {
             panic!("{:?}", r.flavor)
         };
@@ -439,7 +561,9 @@ mod tests {
         if let Some(options) = &mut broken.deploy_image {
             options.image = "Not An Image".into();
         }
-        let err = Resource::of(&broken, false, None).unwrap_err().to_string();
+        let err = Resource::of(&broken, false, None, None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("invalid image 'Not An Image'"), "{err}");
     }
 
@@ -453,7 +577,7 @@ mod tests {
             },
             deploy_image: None,
         };
-        let r = Resource::of(&record, true, None).unwrap();
+        let r = Resource::of(&record, true, None, None).unwrap();
         assert_eq!(r.plural.as_ref(), "deployments");
         assert_eq!(r.api_group, "apps");
         assert!(!r.has_crd());
@@ -471,7 +595,9 @@ mod tests {
             entry,
             deploy_image: None,
         };
-        let err = Resource::of(&record, false, None).unwrap_err().to_string();
+        let err = Resource::of(&record, false, None, None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("crds/certificates.yaml"), "{err}");
         assert_eq!(Resource::templates_of(&record), "builtin");
     }

@@ -345,14 +345,26 @@ fn project_v4_multigroup_keeps_every_kind_laid_out_as_kubebuilder_does() {
     }
     let role = read(&out, "config/rbac/fiz_bar_admin_role.yaml");
     assert!(role.contains("  name: fiz-bar-admin-role\n"), "{role}");
-    // The deploy-image kinds run their images (the default of spec.image) with their command.
+    // The deploy-image kinds keep kubebuilder's API, and run the image of the manager's
+    // environment, with their command.
     let memcached = read(&out, "src/api/example_com/v1alpha1/memcached.rs");
-    assert!(
-        memcached.contains("memcached:1.6.26-alpine3.19"),
-        "{memcached}"
-    );
+    for field in ["pub size: Option<i32>,", "pub container_port: i32,"] {
+        assert!(
+            memcached.contains(field),
+            "{field} missing in:\n{memcached}"
+        );
+    }
     let controller = read(&out, "src/controller/example_com/memcached.rs");
     assert!(controller.contains("\"--memory-limit=64\""), "{controller}");
+    assert!(
+        controller.contains("const IMAGE_ENV: &str = \"MEMCACHED_IMAGE\";"),
+        "{controller}"
+    );
+    let manager = read(&out, "config/manager/manager.yaml");
+    assert!(
+        manager.contains("- {name: MEMCACHED_IMAGE, value: \"memcached:1.6.26-alpine3.19\"}"),
+        "{manager}"
+    );
     let project = read(&out, "PROJECT");
     assert!(project.contains("multigroup: true"), "{project}");
     assert!(
@@ -389,10 +401,103 @@ fn project_v4_with_plugins_is_carried_over_whole() {
     assert!(read(&out, ".github/workflows/auto_update.yml").contains("rbuilder update"));
     assert!(project.contains("namespaced: true"), "{project}");
     assert!(project.contains("image: busybox:1.36.1"), "{project}");
+    // Each kind's API is its CRD's, which the project keeps: kubebuilder's deploy-image API,
+    // its image in the manager's environment.
+    assert_files(
+        &out,
+        &[
+            "config/crd/kubebuilder/example.com.testproject.org_memcacheds.yaml",
+            "config/crd/kubebuilder/example.com.testproject.org_wordpresses.yaml",
+        ],
+    );
+    let memcached = read(&out, "src/api/v1alpha1/memcached.rs");
+    assert!(
+        memcached.contains("pub container_port: i32,"),
+        "{memcached}"
+    );
+    assert!(!memcached.contains("pub image"), "{memcached}");
+    let manager = read(&out, "config/manager/manager.yaml");
+    assert!(manager.contains("- {name: BUSYBOX_IMAGE, value: \"busybox:1.36.1\"}"));
+    // The samples are the Go project's.
+    let sample = read(&out, "config/samples/example.com_v1alpha1_memcached.yaml");
+    assert!(sample.contains("containerPort: 11211"), "{sample}");
 }
 
+/// A project made with kubebuilder whose Go types were edited: every kind gets the API of its
+/// CRD, nothing is left out, and the project replays. Its Rust project is a golden tree too;
+/// runtime/tests/migrated_crds.rs compiles its types with kube-derive.
 #[test]
-fn a_migration_that_leaves_nothing_out_exits_0_and_a_dry_run_writes_nothing() {
+fn a_project_with_edited_types_keeps_every_api() {
+    let (tmp, out, stdout) = migrate_with("shop", 0);
+    assert!(stdout.contains("Nothing was left out."), "{stdout}");
+    let order = read(&out, "src/api/v1/order.rs");
+    for expected in [
+        "#[kube(storage = false)]",
+        "pub items: Vec<OrderSpecItems>,",
+        "pub deadline: Option<metav1::Time>,",
+        "pub enum OrderSpecPriority {",
+        "#[schemars(extend(\"x-kubernetes-list-type\" = \"map\"))]",
+        "#[kube(scale(",
+        "#[kube(shortname = \"ord\")]",
+    ] {
+        // v1 is stored: not storage = false.
+        if expected.contains("storage") {
+            assert!(!order.contains(expected), "{expected} in:\n{order}");
+        } else {
+            assert!(order.contains(expected), "{expected} missing in:\n{order}");
+        }
+    }
+    assert!(read(&out, "src/api/v2/order.rs").contains("#[kube(storage = false)]"));
+    assert_replays(tmp.path(), &out);
+
+    // Its controller scaffolded again keeps the kind's API: PROJECT keeps the CRD it is made
+    // from, and the controller writes the status the CRD has (Inventory's has no
+    // observedGeneration).
+    let project = read(&out, "PROJECT");
+    let args = [
+        "create",
+        "api",
+        "--group",
+        "shop",
+        "--version",
+        "v1",
+        "--kind",
+        "Inventory",
+        "--resource=false",
+        "--controller",
+        "--force",
+    ];
+    rbuilder(&out, &args).success();
+    assert_eq!(read(&out, "PROJECT"), project);
+    let controller = read(&out, "src/controller/inventory.rs");
+    assert!(
+        controller.contains("conditions: vec![condition("),
+        "{controller}"
+    );
+    assert!(!controller.contains("observed_generation"), "{controller}");
+}
+
+/// kubebuilder's multi-version tutorial: CronJob in two versions whose schemas differ, with a
+/// batch Job's template (Kubernetes' own types, inlined by controller-gen) in its spec. Both
+/// versions get their APIs; v1 is stored.
+#[test]
+fn the_multiversion_tutorial_keeps_both_apis() {
+    let (tmp, out, stdout) = migrate_with("multiversion-tutorial", 0);
+    assert!(stdout.contains("Nothing was left out."), "{stdout}");
+    let v1 = read(&out, "src/api/v1/cron_job.rs");
+    let v2 = read(&out, "src/api/v2/cron_job.rs");
+    assert!(v1.contains("pub schedule: String,"), "{v1}");
+    assert!(v2.contains("pub schedule: CronJobSpecSchedule,"), "{v2}");
+    assert!(
+        v1.contains("pub job_template: CronJobSpecJobTemplate,"),
+        "{v1}"
+    );
+    assert!(v2.contains("#[kube(storage = false)]") && !v1.contains("storage = false"));
+    assert_replays(tmp.path(), &out);
+}
+
+/// A kubebuilder PROJECT of one kind, Site (web.example.com/v1), in a new folder go-operator.
+fn go_operator() -> (tempfile::TempDir, PathBuf) {
     let (tmp, dir) = project_dir("go-operator");
     std::fs::write(
         dir.join("PROJECT"),
@@ -402,34 +507,221 @@ fn a_migration_that_leaves_nothing_out_exits_0_and_a_dry_run_writes_nothing() {
          Site\n  path: example.com/go-operator/api/v1\n  version: v1\nversion: \"3\"\n",
     )
     .unwrap();
+    (tmp, dir)
+}
+
+/// Site's CRD as controller-gen writes it, its spec being `spec_properties` (YAML, indented
+/// for their place) and what it requires.
+fn site_crd(dir: &Path, spec_properties: &str, required: &str) {
+    let crd = format!(
+        "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         name: sites.web.example.com\nspec:\n  group: web.example.com\n  names:\n    kind: \
+         Site\n    listKind: SiteList\n    plural: sites\n    singular: site\n  scope: \
+         Namespaced\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        \
+         description: Site is the Schema for the sites API\n        properties:\n          \
+         apiVersion:\n            type: string\n          kind:\n            type: string\n          \
+         metadata:\n            type: object\n          spec:\n            properties:\n\
+         {spec_properties}            {required}type: object\n          status:\n            \
+         type: object\n        required:\n        - spec\n        type: object\n    served: \
+         true\n    storage: true\n    subresources:\n      status: {{}}\n"
+    );
+    let bases = dir.join("config/crd/bases");
+    std::fs::create_dir_all(&bases).unwrap();
+    std::fs::write(bases.join("web.example.com_sites.yaml"), crd).unwrap();
+}
+
+/// A kind without its CRD in config/crd/bases (controller-gen's, from the Go types) falls back
+/// to rbuilder's placeholder fields, and says so; with it, the kind has its API, and nothing is
+/// left out. A dry run writes nothing either way.
+#[test]
+fn a_kind_gets_the_api_of_its_crd_or_says_it_has_placeholder_fields() {
+    let (tmp, dir) = go_operator();
     let dry = rbuilder(
         &dir,
         &["alpha", "generate", "--output-dir", "../rust", "--dry-run"],
     )
-    .success()
+    .code(LEFT_OUT)
     .get_output()
     .stdout
     .clone();
     let dry = String::from_utf8_lossy(&dry);
+    assert_left_out(&dry, &["web/v1 Site: its API"]);
     assert!(
-        dry.contains("Nothing was left out.") && dry.contains("nothing was written"),
+        dry.contains(
+            "why: config/crd/bases has no CRD of kind Site in group web.example.com with \
+             version v1"
+        ) && dry.contains("nothing was written"),
         "{dry}"
     );
     assert!(!tmp.path().join("rust").exists());
-
     rbuilder(&dir, &["alpha", "generate", "--output-dir", "../rust"])
-        .success()
+        .code(LEFT_OUT)
         .stdout(predicates::str::contains("init and 1 create api"));
     let rust = tmp.path().join("rust");
     assert_files(&rust, &["src/api/v1/site.rs", "src/controller/site.rs"]);
+    assert!(read(&rust, "src/api/v1/site.rs").contains("pub foo: Option<String>,"));
     // No boilerplate.go.txt: the header made from the settings, as `init` makes it.
     let header = read(&rust, "hack/boilerplate.txt");
     assert!(
         header.starts_with("Copyright 2026 The go-operator Authors."),
         "{header}"
     );
+
+    let properties = "              replicas:\n                description: How many.\n                \
+                      format: int32\n                minimum: 1\n                type: integer\n";
+    site_crd(
+        &dir,
+        properties,
+        "required:\n            - replicas\n            ",
+    );
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../rust2"])
+        .success()
+        .stdout(predicates::str::contains("Nothing was left out."));
+    let rust = tmp.path().join("rust2");
+    let site = read(&rust, "src/api/v1/site.rs");
+    assert!(
+        site.contains("    /// How many.\n    #[schemars(range(min = 1))]\n    pub replicas: i32,"),
+        "{site}"
+    );
+    // Kept, as PROJECT names it: a replay makes the same types from it.
+    assert_files(
+        &rust,
+        &["config/crd/kubebuilder/web.example.com_sites.yaml"],
+    );
+    assert!(
+        read(&rust, "PROJECT")
+            .contains("  path: config/crd/kubebuilder/web.example.com_sites.yaml\n")
+    );
+    // The Go project had no sample: one made from the schema, which says so.
+    let sample = read(&rust, "config/samples/web_v1_site.yaml");
+    assert!(sample.contains("spec:\n  replicas: 1\n"), "{sample}");
+    assert_replays(tmp.path(), &rust);
+
+    // kubebuilder's sample, its spec a TODO comment, is no valid Site once the spec has a
+    // required field (the tests that apply it would fail): one made from the schema instead.
+    let samples = dir.join("config/samples");
+    std::fs::create_dir_all(&samples).unwrap();
+    let placeholder = "apiVersion: web.example.com/v1\nkind: Site\nmetadata:\n  labels:\n    \
+                       app.kubernetes.io/name: go-operator\n    app.kubernetes.io/managed-by: \
+                       kustomize\n  name: site-sample\nspec:\n  # TODO(user): Add fields here\n";
+    std::fs::write(samples.join("web_v1_site.yaml"), placeholder).unwrap();
+    rbuilder(&dir, &["alpha", "generate", "--output-dir", "../rust3"]).success();
+    let sample = read(&tmp.path().join("rust3"), "config/samples/web_v1_site.yaml");
+    assert!(sample.contains("spec:\n  replicas: 1\n"), "{sample}");
 }
 
+/// What the Rust types cannot make of a CRD is listed, field by field, with exit status 3;
+/// the rest of the API is carried over.
+#[test]
+fn what_the_types_cannot_make_is_listed_field_by_field() {
+    let (tmp, dir) = go_operator();
+    let properties = "              target:\n                oneOf:\n                - required: \
+                      [host]\n                - required: [ip]\n                properties:\n                  \
+                      host:\n                    type: string\n                  ip:\n                    \
+                      type: string\n                type: object\n";
+    site_crd(&dir, properties, "");
+    std::fs::create_dir_all(dir.join("config/samples")).unwrap();
+    std::fs::write(
+        dir.join("config/samples/web_v1_site.yaml"),
+        "apiVersion: web.example.com/v1\nkind: Site\nmetadata:\n  name: site-sample\nspec:\n  \
+         target:\n    host: example.com\n",
+    )
+    .unwrap();
+    let out = rbuilder(&dir, &["alpha", "generate", "--output-dir", "../rust"])
+        .code(LEFT_OUT)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert_left_out(&out, &["web/v1 Site: spec.target"]);
+    assert!(
+        out.contains("why: its oneOf: kube-derive's schemas have none\n")
+            && out.contains(
+                "instead: write it as a CEL rule (#[schemars(extend(\"x-kubernetes-validations\" \
+                 = ...))] in src/api/v1/site.rs), or check it in a validating webhook"
+            ),
+        "{out}"
+    );
+    let site = read(&tmp.path().join("rust"), "src/api/v1/site.rs");
+    assert!(
+        site.contains("pub target: Option<SiteSpecTarget>,"),
+        "{site}"
+    );
+    // The sample is the Go project's.
+    let sample = read(&tmp.path().join("rust"), "config/samples/web_v1_site.yaml");
+    assert!(sample.contains("host: example.com"), "{sample}");
+}
+
+/// A deploy-image kind keeps kubebuilder's API and takes its image from the manager's
+/// environment, as the Go project's manager.yaml sets it; one whose API lacks `size` gets a
+/// plain controller, and says so.
+#[test]
+fn deploy_image_kinds_keep_kubebuilders_api_and_the_managers_image() {
+    let (tmp, dir) = go_operator();
+    let text = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    let plugin = "plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n    - \
+                  domain: example.com\n      group: web\n      kind: Site\n      options:\n        \
+                  image: nginx:1.27\n      version: v1\n";
+    std::fs::write(
+        dir.join("PROJECT"),
+        text.replace("projectName:", &format!("{plugin}projectName:")),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("config/manager")).unwrap();
+    std::fs::write(
+        dir.join("config/manager/manager.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller-manager\nspec:\n  \
+         template:\n    spec:\n      containers:\n      - name: manager\n        env:\n        - \
+         name: SITE_IMAGE\n          value: nginx:1.29\n",
+    )
+    .unwrap();
+    // Without `size`, a plain controller.
+    site_crd(
+        &dir,
+        "              image:\n                type: string\n",
+        "",
+    );
+    let out = rbuilder(&dir, &["alpha", "generate", "--output-dir", "../plain"])
+        .code(LEFT_OUT)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert_left_out(
+        &out,
+        &["web/v1 Site: its deploy-image controller (a plain one is scaffolded)"],
+    );
+    assert!(
+        out.contains("why: its API lacks what kubebuilder's deploy-image controller reads and writes: an int32 spec.size, and status.conditions"),
+        "{out}"
+    );
+    let plain = tmp.path().join("plain");
+    assert!(!read(&plain, "PROJECT").contains("deploy-image"));
+    assert!(!read(&plain, "src/controller/site.rs").contains("Deployment"));
+
+    // kubebuilder's own project: the image of its manager.yaml, if it differs from PROJECT's.
+    let (tmp, shop) = project_dir("shop");
+    let fixture = fixture("shop");
+    for (path, bytes) in crate::common::project_files(&fixture) {
+        let target = shop.join(path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, bytes).unwrap();
+    }
+    let manager = shop.join("config/manager/manager.yaml");
+    let text = std::fs::read_to_string(&manager).unwrap();
+    std::fs::write(
+        &manager,
+        text.replace("memcached:1.6.26-alpine3.19", "memcached:1.6.38"),
+    )
+    .unwrap();
+    rbuilder(&shop, &["alpha", "generate", "--output-dir", "../rust"]).success();
+    let rust = tmp.path().join("rust");
+    assert!(read(&rust, "PROJECT").contains("image: memcached:1.6.38"));
+    assert!(
+        read(&rust, "config/manager/manager.yaml")
+            .contains("- {name: MEMCACHED_IMAGE, value: \"memcached:1.6.38\"}")
+    );
+}
 #[test]
 fn kubebuilder_projects_rbuilder_cannot_read_are_refused_and_nothing_is_written() {
     let (_tmp, dir) = project_dir("go-operator");

@@ -4,9 +4,19 @@
 //! role is merged rather than written (see `rules`).
 
 use super::super::group_dirs::{CONTROLLERS, E2E_TESTS, INTEGRATION_TESTS};
-use crate::manifests::{crd, crd_with_version};
-use crate::model::{ApiTypes, ControllerName, Resource};
+use crate::external::own::OwnTypes;
+use crate::manifests::{crd, crd_of_own_version, crd_with_own_version, crd_with_version};
+use crate::model::{ApiTypes, ControllerName, Flavor, Resource};
 use crate::scaffold::{Additions, Entry, IfExists, Order, paths};
+
+/// The files of a kind whose types are made from its CRD.
+pub struct OwnFiles<'a> {
+    pub types: &'a OwnTypes,
+    /// The module of its types, under the license header.
+    pub source: String,
+    /// The sample written if the project has none (the kubebuilder project's is kept).
+    pub sample: String,
+}
 
 /// Where the modules of the project's API are listed, and its CRDs.
 const API_MOD: &str = "src/api/mod.rs";
@@ -22,10 +32,12 @@ fn group_dir(r: &Resource) -> &str {
 
 /// What `r` adds: its API (`adds_resource`: types, CRD version, roles of a kind's first
 /// version, sample), or an external resource's types (their `source`), its controller and,
-/// for a kind's first version, its integration test and (namespaced kinds) its e2e test.
+/// for a kind's first version, its integration test and (namespaced kinds) its e2e test. The
+/// types of a kind made from its CRD are `own`.
 pub fn of(
     r: &Resource,
     source: Option<&str>,
+    own: Option<&OwnFiles>,
     adds_resource: bool,
     first_version: bool,
 ) -> Additions {
@@ -47,8 +59,12 @@ pub fn of(
                 None => version_mod.insert(API_MOD, "api-modules", "inserts/api_mod_version.rs"),
             };
         add.add(version_mod);
+        let types = match own {
+            Some(own) => Entry::text(r.api_file(), own.source.clone(), IfExists::Refuse),
+            None => Entry::template(r.api_file(), format!("api/{flavor}.rs"), IfExists::Refuse),
+        };
         add.add(
-            Entry::template(r.api_file(), format!("api/{flavor}.rs"), IfExists::Refuse)
+            types
                 .insert(
                     r.version_mod_file(),
                     "kind-modules",
@@ -62,7 +78,20 @@ pub fn of(
                 .insert(API_MOD, "crds", "inserts/api_mod_crd.rs"),
         );
         // The CRD as `make manifests` writes it: this version joins the kind's CRD.
-        if let Some(types) = ApiTypes::of(r) {
+        if let Some(own) = own {
+            add.add(
+                Entry::merged(
+                    r.crd_file(),
+                    crd_of_own_version(r, own.types),
+                    crd_with_own_version,
+                )
+                .insert(
+                    paths::CRD_KUSTOMIZATION,
+                    "crdkustomizeresource",
+                    "inserts/crd_kustomization.yaml",
+                ),
+            );
+        } else if let Some(types) = ApiTypes::of(r) {
             add.add(
                 Entry::merged(r.crd_file(), crd(r, &types), crd_with_version).insert(
                     paths::CRD_KUSTOMIZATION,
@@ -87,43 +116,59 @@ pub fn of(
                 });
             }
         }
-        add.add(
-            Entry::template(
+        // A kind made from its CRD keeps the sample of the project it comes from, which is
+        // valid for its API; one without gets a sample made from the schema.
+        let sample = match own {
+            Some(own) => Entry::text(r.sample_file(), own.sample.clone(), IfExists::Keep),
+            None => Entry::template(
                 r.sample_file(),
                 format!("samples/{flavor}.yaml"),
                 IfExists::Refuse,
-            )
-            .insert(
-                "config/samples/kustomization.yaml",
-                "manifestskustomizesamples",
-                "inserts/samples_kustomization.yaml",
             ),
-        );
+        };
+        add.add(sample.insert(
+            "config/samples/kustomization.yaml",
+            "manifestskustomizesamples",
+            "inserts/samples_kustomization.yaml",
+        ));
     }
     if let Some(source) = source {
         external_types(&mut add, r, source);
     }
     if r.controller {
+        // kubebuilder's deploy-image API has tests of its own: its image is the manager's.
+        let variant = match &r.flavor {
+            Flavor::DeployImage(image) if image.kubebuilder.is_some() => "deploy_image_kubebuilder",
+            _ => flavor,
+        };
         CONTROLLERS.add_group_module(&mut add, r);
-        add.add(
-            Entry::template(
-                r.controller_file(),
-                format!("controller/{flavor}.rs"),
-                IfExists::Refuse,
-            )
-            .with("controller_module", &r.controller_module())
-            .insert(
-                CONTROLLERS.listing(r),
-                CONTROLLERS.marker(),
-                "inserts/controller_mod.rs",
-            )
-            .insert(
-                CONTROLLER_MOD,
-                "controllers",
-                "inserts/controller_registry.rs",
-            ),
+        let controller = Entry::template(
+            r.controller_file(),
+            format!("controller/{flavor}.rs"),
+            IfExists::Refuse,
+        )
+        .with("controller_module", &r.controller_module())
+        .insert(
+            CONTROLLERS.listing(r),
+            CONTROLLERS.marker(),
+            "inserts/controller_mod.rs",
+        )
+        .insert(
+            CONTROLLER_MOD,
+            "controllers",
+            "inserts/controller_registry.rs",
         );
-        let tests = format!("controller/{flavor}_tests.rs");
+        add.add(match variant {
+            // The manager's environment names the image, as kubebuilder's does.
+            "deploy_image_kubebuilder" => controller.insert(
+                paths::MANAGER,
+                "manager-env",
+                "inserts/manager_env_image.yaml",
+            ),
+            _ => controller,
+        });
+        let tests = format!("controller/{variant}_tests.rs");
+
         add.add(Entry::template(
             r.controller_tests_file(),
             tests,
@@ -134,11 +179,12 @@ pub fn of(
             add.add(Entry::template(E2E_MAIN, "e2e/main.rs", IfExists::Keep));
             E2E_TESTS.add_group_module(&mut add, r);
             add.add(
-                Entry::template(r.e2e_file(), format!("e2e/{flavor}.rs"), IfExists::Refuse).insert(
-                    E2E_TESTS.listing(r),
-                    E2E_TESTS.marker(),
-                    "inserts/e2e_kind.rs",
-                ),
+                Entry::template(r.e2e_file(), format!("e2e/{variant}.rs"), IfExists::Refuse)
+                    .insert(
+                        E2E_TESTS.listing(r),
+                        E2E_TESTS.marker(),
+                        "inserts/e2e_kind.rs",
+                    ),
             );
         }
         // The integration tests run the controller against a real API server (envtest).
@@ -146,7 +192,7 @@ pub fn of(
             let main = paths::INTEGRATION_TESTS;
             add.add(Entry::template(main, "integration/main.rs", IfExists::Keep));
             INTEGRATION_TESTS.add_group_module(&mut add, r);
-            let test = format!("integration/{flavor}.rs");
+            let test = format!("integration/{variant}.rs");
             add.add(
                 Entry::template(r.integration_file(), test, IfExists::Refuse)
                     .with("controller_module", &r.controller_module())

@@ -22,12 +22,14 @@ use anyhow::Result;
 use super::finish;
 use crate::cli::CreateApiArgs;
 use crate::external::External;
+use crate::external::own::OwnTypes;
 use crate::model::{ApiTypes, ControllerName, Flavor, Resource};
 use crate::project::{self, Project, Record};
 use crate::scaffold::{Plan, Templates, project_context};
 
 pub(super) use replay::{
-    external_types, request as replay_request, second_controller as replay_second_controller,
+    external_types, own_types, request as replay_request,
+    second_controller as replay_second_controller,
 };
 pub(super) use resolve::{ExternalImport, external_request};
 
@@ -49,6 +51,9 @@ pub(super) struct Request {
     pub record: Record,
     /// An external resource's types, translated from its CRD.
     pub external: Option<External>,
+    /// The types of one of the project's own kinds made from its CRD (migrated from
+    /// kubebuilder).
+    pub own: Option<OwnTypes>,
     /// False for `--resource=false` on one of the project's resources, which adds only its
     /// controller.
     pub adds_resource: bool,
@@ -71,6 +76,9 @@ fn plan(root: &Path, args: &CreateApiArgs) -> Result<(Plan, String)> {
         // Its types, for the controller to name, from the CRD PROJECT recorded.
         request.external = Some(replay::external_types(root, &request.record.entry)?);
     }
+    if request.own.is_none() {
+        request.own = replay::own_types(root, &request.record.entry)?;
+    }
     plan_request(root, project, request)
 }
 
@@ -87,6 +95,7 @@ pub(super) fn plan_request(
         &request.record,
         project.multigroup,
         request.external.as_ref(),
+        request.own.as_ref(),
     )?;
     conflicts::check(&project, &resource, request.adds_resource, request.force)?;
 
@@ -101,7 +110,23 @@ pub(super) fn plan_request(
     ctx.insert("rbac_rules", &rbac_rules);
     let mut plan = Plan::new(root);
     let source = request.external.as_ref().map(|e| e.source.as_str());
-    let additions = files::of(&resource, source, request.adds_resource, first_version);
+    // The types made from a CRD, under the project's license header.
+    let header = ctx
+        .get("header")
+        .and_then(|h| h.as_str())
+        .unwrap_or_default();
+    let own = request.own.as_ref().map(|types| files::OwnFiles {
+        types,
+        source: format!("{header}{}", types.source),
+        sample: types.sample(project.project_name.as_ref()),
+    });
+    let additions = files::of(
+        &resource,
+        source,
+        own.as_ref(),
+        request.adds_resource,
+        first_version,
+    );
     additions.plan(&mut plan, &templates, &ctx, request.force)?;
     if resource.controller {
         rules::grant(&mut plan, &project, &request.record)?;

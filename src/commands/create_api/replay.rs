@@ -3,10 +3,12 @@
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
+use serde_json::Value;
 
 use super::Request;
 use crate::external;
+use crate::external::own::{self, OwnTypes};
 use crate::model::ControllerName;
 use crate::project::{Project, ResourceEntry};
 
@@ -28,6 +30,7 @@ pub fn request(input: &Path, project: &Project, entry: &ResourceEntry) -> Result
     Ok(Request {
         record,
         external,
+        own: own_types(input, entry)?,
         adds_resource: !entry.is_builtin(),
         force: false,
         second_controller: None,
@@ -52,6 +55,7 @@ pub fn second_controller(
     if entry.external {
         request.external = Some(external_types(input, entry)?);
     }
+    request.own = own_types(input, entry)?;
     Ok(request)
 }
 
@@ -78,4 +82,37 @@ pub fn external_types(input: &Path, entry: &ResourceEntry) -> Result<external::E
         kind: kind.as_str(),
     };
     external::generate(&text, path, &wanted, path)
+}
+
+/// The types of `entry`, one of the project's own kinds, if they are made from a CRD (a kind
+/// migrated from kubebuilder: PROJECT's `path`, relative to the folder `input`).
+pub fn own_types(input: &Path, entry: &ResourceEntry) -> Result<Option<OwnTypes>> {
+    let Some(path) = entry.path.as_deref().filter(|_| entry.types_from_crd()) else {
+        return Ok(None);
+    };
+    let (kind, version) = (&entry.kind, &entry.version);
+    let full = input.join(path);
+    let text = std::fs::read_to_string(&full).with_context(|| {
+        format!(
+            "cannot read {}, the CRD the types of {kind} are made from (its `path` in PROJECT)",
+            full.display()
+        )
+    })?;
+    let documents: Vec<Option<Value>> = serde_saphyr::from_multiple(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{path}, the CRD of {kind}, is not YAML ({})",
+            crate::project::yaml_error(&e)
+        )
+    })?;
+    let api_group = entry.api_group();
+    let Some(crd) = documents.iter().flatten().find(|doc| {
+        doc["kind"] == "CustomResourceDefinition"
+            && doc["spec"]["group"] == api_group.as_str()
+            && doc["spec"]["names"]["kind"] == kind.as_str()
+    }) else {
+        bail!(
+            "{path} holds no CRD of kind {kind} in group {api_group}, which PROJECT makes its types from"
+        );
+    };
+    own::types(crd, version.as_ref(), path).map(Some)
 }

@@ -105,6 +105,8 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
              drop --image"
         );
     }
+    // A kind migrated from kubebuilder keeps the CRD its types are made from.
+    let mut path = None;
     if !args.resource {
         // Only a controller, for a resource this project already has.
         let Some(existing) = project.find(&group, &version, &kind) else {
@@ -119,6 +121,7 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
                 "{group}/{version} {kind} already has a controller (use --force to scaffold it again)"
             );
         }
+        path = existing.path.clone().filter(|_| existing.types_from_crd());
     }
 
     let entry = ResourceEntry {
@@ -133,7 +136,7 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
         external: false,
         group,
         kind,
-        path: None,
+        path,
         plural: Some(names.plural),
         short_names: names.short_names,
         version,
@@ -145,6 +148,7 @@ fn resource_request(project: &Project, args: &CreateApiArgs) -> Result<Request> 
             deploy_image,
         },
         external: None,
+        own: None,
         adds_resource: args.resource,
         force: args.force,
         second_controller: None,
@@ -193,6 +197,7 @@ fn builtin_type(project: &Project, args: &CreateApiArgs) -> Result<Request> {
             deploy_image: None,
         },
         external: None,
+        own: None,
         adds_resource: false,
         force: args.force,
         second_controller: None,
@@ -314,6 +319,7 @@ pub(in crate::commands) fn external_request(
             deploy_image: None,
         },
         external: Some(generated),
+        own: None,
         adds_resource: false,
         force: import.force,
         second_controller: None,

@@ -146,6 +146,7 @@ pub fn adding(project: &Project, entry: &ResourceEntry, name: ControllerName) ->
     Ok(Request {
         record,
         external: None,
+        own: None,
         adds_resource: false,
         force: false,
         second_controller: Some(name),
@@ -164,6 +165,7 @@ pub fn plan(
         &request.record,
         project.multigroup,
         request.external.as_ref(),
+        request.own.as_ref(),
     )?;
     let own_kind = resource.has_crd();
     let controller = Controller {

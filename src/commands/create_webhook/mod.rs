@@ -147,11 +147,17 @@ pub(super) fn plan(
     let existing = entry.webhooks.clone().unwrap_or_default();
     check_conflicts(&project, &entry, &existing, request, force)?;
 
-    check_storage_has_the_fields(&project, &entry, &request.spokes)?;
+    // A kind made from its CRD (migrated from kubebuilder) converts by field names: its
+    // versions are the Go project's, whatever rbuilder would have scaffolded.
+    let own = create_api::own_types(root, &entry)?;
+    if own.is_none() {
+        check_storage_has_the_fields(&project, &entry, &request.spokes)?;
+    }
     let resource = Resource::of(
         &project.record_of(&entry),
         project.multigroup,
         request.crd.as_ref(),
+        own.as_ref(),
     )?;
     check_external(&project, &resource)?;
     // The kind's admission webhooks share one file: with --force it is rewritten with those it
@@ -232,14 +238,11 @@ pub(super) fn plan(
         }
     }
     // The version stored, which a conversion test creates its object in.
-    let stored = project
-        .versions_of(&entry.group, &entry.kind)
-        .next()
-        .map(|e| e.version.clone())
-        .unwrap_or_else(|| resource.version.clone());
+    let stored =
+        stored_version(root, &project, &entry)?.unwrap_or_else(|| resource.version.clone());
     for spoke in &request.spokes {
         add_version_module(&mut add, &resource, spoke);
-        let same_fields = same_fields(&project, &entry, spoke);
+        let same_fields = own.is_none() && same_fields(&project, &entry, spoke);
         let spoke_vars = serde_json::json!({ "version": spoke, "same_fields": same_fields });
         let dir = resource.webhook_dir(spoke);
         let file = format!("{dir}/{}_conversion.rs", resource.module.file);
@@ -324,6 +327,27 @@ pub(super) fn plan(
         next.push_str(&line);
     }
     Ok((plan, next))
+}
+
+/// The version the kind of `entry` is stored in: its first (rbuilder's rule), or, for a kind
+/// made from its CRD, the one the CRD stores.
+fn stored_version(
+    root: &Path,
+    project: &Project,
+    entry: &ResourceEntry,
+) -> Result<Option<Version>> {
+    let mut versions = project.versions_of(&entry.group, &entry.kind);
+    if !entry.types_from_crd() {
+        return Ok(versions.next().map(|e| e.version.clone()));
+    }
+    for version in versions {
+        let stored =
+            create_api::own_types(root, version)?.is_some_and(|own| own.version["storage"] == true);
+        if stored {
+            return Ok(Some(version.version.clone()));
+        }
+    }
+    Ok(None)
 }
 
 /// `include_str!`'s path, from `tests/integration/` (`up` one folder more, from a group's

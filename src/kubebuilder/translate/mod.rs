@@ -8,6 +8,7 @@
 //! here, so that what breaks one of them is left out and named instead of failing the whole
 //! migration.
 
+mod apis;
 mod external;
 mod resources;
 #[cfg(test)]
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use anyhow::{Context as _, Result, bail};
 
 use super::format::{KbDeployImage, KbProject, KbWebhooks, Unknown};
+use super::go_files::GoFiles;
 use super::left_out::LeftOut;
 use crate::model::{Domain, ProjectName, deploy_image};
 use crate::project::{DeployImageOptions, EmptyPlugin, Project};
@@ -43,11 +45,13 @@ type Gvk = (String, String, String);
 pub type Files = Vec<(String, String)>;
 
 /// The Rust project's PROJECT for `kb` (its folder named `folder`), what it leaves out, and the
-/// files of `crds` it uses.
+/// files it keeps: of `crds`, and of `go` (the Go project's CRDs and samples of its own kinds;
+/// `None`: the kinds' APIs are not looked for, rbuilder's placeholders are scaffolded).
 pub fn translate(
     kb: KbProject,
     folder: &str,
     crds: ExternalCrds,
+    go: Option<GoFiles>,
 ) -> Result<(Project, Vec<LeftOut>, Files)> {
     if kb.version != "3" {
         bail!(
@@ -77,7 +81,20 @@ pub fn translate(
         left_out: Vec::new(),
         deploy_images: BTreeMap::new(),
         crds,
+        go,
+        files: Vec::new(),
     };
+    let unreadable =
+        t.go.as_ref()
+            .map(|go| go.unreadable.clone())
+            .unwrap_or_default();
+    for (file, why) in unreadable {
+        t.leave_out(
+            format!("{}/{file}", GoFiles::bases()),
+            format!("it is not YAML ({why})"),
+            "fix it (`make manifests` writes it) and migrate again",
+        );
+    }
     for plugin in layout.iter().filter(|l| ![GO_V4, KUSTOMIZE_V2].contains(l)) {
         t.leave_out(
             format!("layout plugin {plugin}"),
@@ -115,7 +132,11 @@ pub fn translate(
             "nothing: remove them from the kubebuilder project's PROJECT",
         );
     }
-    let files = t.crds.used()?;
+    let mut files = t.crds.used()?;
+    if let Some(go) = &t.go {
+        files.extend(go.used());
+    }
+    files.append(&mut t.files);
     Ok((t.project, t.left_out, files))
 }
 
@@ -127,6 +148,10 @@ struct Translation {
     deploy_images: BTreeMap<Gvk, DeployImageOptions>,
     /// The CRD files of other projects' kinds, given to `alpha generate`.
     crds: ExternalCrds,
+    /// The Go project's CRDs, samples and manager environment, for its kinds' APIs.
+    go: Option<GoFiles>,
+    /// The Go project's files the Rust project keeps besides CRDs: its kinds' samples.
+    files: Files,
 }
 
 /// A resource's webhooks, translated once every resource is: the index of its entry, its name

@@ -283,7 +283,7 @@ impl Translation {
                 }
             }
         }
-        Some(ResourceEntry {
+        let mut entry = ResourceEntry {
             api: Some(ApiEntry {
                 crd_version: "v1".into(),
                 namespaced: api.namespaced,
@@ -300,7 +300,9 @@ impl Translation {
             short_names: Vec::new(),
             version,
             webhooks: None,
-        })
+        };
+        self.api(&mut entry, name);
+        Some(entry)
     }
 
     /// A Kubernetes built-in type: a controller for it, its webhooks, or both.

@@ -24,7 +24,7 @@ fn translated_with(
     );
     let kb: KbProject = serde_saphyr::from_str(&text).expect("valid YAML");
     let crds = ExternalCrds::read(crds).expect("CRDs");
-    let (project, left_out, files) = translate(kb, "op", crds).expect("translated");
+    let (project, left_out, files) = translate(kb, "op", crds, None).expect("translated");
     let left_out = left_out.into_iter().map(|l| l.what).collect();
     (
         project,

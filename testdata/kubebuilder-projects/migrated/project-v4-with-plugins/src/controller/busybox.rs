@@ -12,8 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Busybox` controller: runs `spec.image` as a Deployment of the same name and
-//! reports the Deployment's state in the status.
+//! The `Busybox` controller: runs the image of the manager's `BUSYBOX_IMAGE` environment
+//! variable as a Deployment of the same name, with `spec.size` replicas (kubebuilder's deploy-image API), and reports the Deployment's state in the
+//! status.
 //!
 //! This file says what the Deployment and the status are; the runtime applies, watches and
 //! deletes the Deployment (see `rbuilder_runtime::owned`), and never touches someone else's.
@@ -105,6 +106,18 @@ impl Reconciler for BusyboxReconciler {
     }
 }
 
+/// The environment variable of the manager that names the image to run, as kubebuilder's
+/// deploy-image controllers read it (config/manager/manager.yaml sets it).
+const IMAGE_ENV: &str = "BUSYBOX_IMAGE";
+
+/// The image run when the manager's environment has no `IMAGE_ENV` (`make run`, the tests).
+const DEFAULT_IMAGE: &str = "busybox:1.36.1";
+
+/// The image to run: `IMAGE_ENV`'s, else `DEFAULT_IMAGE`.
+pub fn operand_image() -> String {
+    std::env::var(IMAGE_ENV).unwrap_or_else(|_| DEFAULT_IMAGE.to_owned())
+}
+
 /// Why a reconcile failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -127,15 +140,11 @@ pub fn deployment(obj: &v1alpha1::Busybox, manager: &str) -> Result<Deployment, 
     // The user id the container runs as: Kubernetes checks `runAsNonRoot` against a number
     // only, not an image's user name. `null` keeps the image's own (non-root) user.
     let user = json!(null);
-    let ports = obj.spec.port.map(|port| {
-        let port = json!({"name": "busybox", "containerPort": port, "protocol": "TCP"});
-        [port]
-    });
     let deployment = json!({
         "metadata": {"labels": labels},
         "spec": {
             // Left out of the apply when unset, so that whoever scales the Deployment owns it.
-            "replicas": obj.spec.replicas,
+            "replicas": obj.spec.size,
             "selector": {"matchLabels": selector},
             "template": {
                 "metadata": {"labels": labels},
@@ -148,9 +157,8 @@ pub fn deployment(obj: &v1alpha1::Busybox, manager: &str) -> Result<Deployment, 
                     },
                     "containers": [{
                         "name": "busybox",
-                        "image": obj.spec.image,
+                        "image": operand_image(),
                         "imagePullPolicy": "IfNotPresent",
-                        "ports": ports,
                         "securityContext": {
                             "runAsNonRoot": true,
                             "runAsUser": user,
@@ -174,11 +182,8 @@ pub fn deployment(obj: &v1alpha1::Busybox, manager: &str) -> Result<Deployment, 
 pub fn status(obj: &v1alpha1::Busybox, deployment: &Deployment) -> v1alpha1::BusyboxStatus {
     let current = obj.status.as_ref().map(|s| s.conditions.as_slice());
     let generation = obj.metadata.generation;
-    let ready = deployment.status.as_ref().and_then(|s| s.ready_replicas);
     v1alpha1::BusyboxStatus {
         conditions: conditions::of_deployment(current.unwrap_or_default(), deployment, generation),
-        ready_replicas: Some(ready.unwrap_or(0)),
-        observed_generation: generation,
     }
 }
 
@@ -190,7 +195,5 @@ fn refused_status(obj: &v1alpha1::Busybox, taken: &owned::Taken) -> v1alpha1::Bu
     let reason = "DeploymentTaken";
     v1alpha1::BusyboxStatus {
         conditions: conditions::refused(current.unwrap_or_default(), reason, &message, generation),
-        observed_generation: generation,
-        ..Default::default()
     }
 }

@@ -12,8 +12,10 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Memcached` controller: runs `spec.image` as a Deployment of the same name and
-//! reports the Deployment's state in the status.
+//! The `Memcached` controller: runs the image of the manager's `MEMCACHED_IMAGE` environment
+//! variable as a Deployment of the same name, with `spec.size` replicas and `spec.containerPort` as
+//! its port (kubebuilder's deploy-image API), and reports the Deployment's state in the
+//! status.
 //!
 //! This file says what the Deployment and the status are; the runtime applies, watches and
 //! deletes the Deployment (see `rbuilder_runtime::owned`), and never touches someone else's.
@@ -105,6 +107,18 @@ impl Reconciler for MemcachedReconciler {
     }
 }
 
+/// The environment variable of the manager that names the image to run, as kubebuilder's
+/// deploy-image controllers read it (config/manager/manager.yaml sets it).
+const IMAGE_ENV: &str = "MEMCACHED_IMAGE";
+
+/// The image run when the manager's environment has no `IMAGE_ENV` (`make run`, the tests).
+const DEFAULT_IMAGE: &str = "memcached:1.6.26-alpine3.19";
+
+/// The image to run: `IMAGE_ENV`'s, else `DEFAULT_IMAGE`.
+pub fn operand_image() -> String {
+    std::env::var(IMAGE_ENV).unwrap_or_else(|_| DEFAULT_IMAGE.to_owned())
+}
+
 /// Why a reconcile failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -127,15 +141,13 @@ pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment
     // The user id the container runs as: Kubernetes checks `runAsNonRoot` against a number
     // only, not an image's user name. `null` keeps the image's own (non-root) user.
     let user = json!(1001);
-    let ports = obj.spec.port.map(|port| {
-        let port = json!({"name": "memcached", "containerPort": port, "protocol": "TCP"});
-        [port]
-    });
+    let port = obj.spec.container_port;
+    let ports = [json!({"name": "memcached", "containerPort": port, "protocol": "TCP"})];
     let deployment = json!({
         "metadata": {"labels": labels},
         "spec": {
             // Left out of the apply when unset, so that whoever scales the Deployment owns it.
-            "replicas": obj.spec.replicas,
+            "replicas": obj.spec.size,
             "selector": {"matchLabels": selector},
             "template": {
                 "metadata": {"labels": labels},
@@ -148,7 +160,7 @@ pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment
                     },
                     "containers": [{
                         "name": "memcached",
-                        "image": obj.spec.image,
+                        "image": operand_image(),
                         "imagePullPolicy": "IfNotPresent",
                         "command": ["memcached", "--memory-limit=64", "-o", "modern", "-v"],
                         "ports": ports,
@@ -175,11 +187,8 @@ pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment
 pub fn status(obj: &v1alpha1::Memcached, deployment: &Deployment) -> v1alpha1::MemcachedStatus {
     let current = obj.status.as_ref().map(|s| s.conditions.as_slice());
     let generation = obj.metadata.generation;
-    let ready = deployment.status.as_ref().and_then(|s| s.ready_replicas);
     v1alpha1::MemcachedStatus {
         conditions: conditions::of_deployment(current.unwrap_or_default(), deployment, generation),
-        ready_replicas: Some(ready.unwrap_or(0)),
-        observed_generation: generation,
     }
 }
 
@@ -191,7 +200,5 @@ fn refused_status(obj: &v1alpha1::Memcached, taken: &owned::Taken) -> v1alpha1::
     let reason = "DeploymentTaken";
     v1alpha1::MemcachedStatus {
         conditions: conditions::refused(current.unwrap_or_default(), reason, &message, generation),
-        observed_generation: generation,
-        ..Default::default()
     }
 }

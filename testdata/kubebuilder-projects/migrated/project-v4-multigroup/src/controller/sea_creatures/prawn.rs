@@ -72,7 +72,6 @@ impl Reconciler for PrawnReconciler {
                 message,
                 generation,
             )],
-            observed_generation: generation,
         };
         ctx.apply_status(&*obj, &status).await?;
         if !is_true(current, "Ready") {

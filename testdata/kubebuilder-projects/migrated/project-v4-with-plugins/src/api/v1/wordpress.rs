@@ -12,54 +12,49 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Wordpress` kind (`example.com.testproject.org/v1`).
+//! The `Wordpress` kind (`example.com.testproject.org/v1`), with the API its CRD had in the
+//! kubebuilder project it was migrated from
+//! (config/crd/kubebuilder/example.com.testproject.org_wordpresses.yaml): `make manifests` writes
+//! the same schema from these types. Edit them to change the API, then run `make manifests`.
 //!
-//! Edit the spec and status below to define your API, then run `make manifests` to regenerate
-//! the CRD. Only lower-case module aliases are imported here, so that any kind name (even
-//! `Condition` or `Error`) can be defined in this file without clashing.
+//! An optional field is an `Option` whose schema is its type's (`#[schemars(with = ...)]`, which
+//! keeps kube-derive from making it nullable); `#[schemars(extend(...))]` writes what schemars has
+//! no attribute for, as the CRD has it.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// WordpressSpec defines the desired state of a Wordpress.
-#[derive(
-    kube::CustomResource,
-    schemars::JsonSchema,
-    serde::Serialize,
-    serde::Deserialize,
-    Clone,
-    Debug,
-    Default,
-)]
-#[kube(
-    group = "example.com.testproject.org",
-    version = "v1",
-    kind = "Wordpress",
-    plural = "wordpresses",
-    namespaced,
-    status = "WordpressStatus",
-    doc = "Wordpress is the Schema for the wordpresses API."
-)]
-#[serde(rename_all = "camelCase")]
+/// spec defines the desired state of Wordpress
+#[derive(CustomResource, Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
+#[kube(group = "example.com.testproject.org", version = "v1")]
+#[kube(kind = "Wordpress", plural = "wordpresses")]
+#[kube(namespaced)]
+#[kube(status = "WordpressStatus")]
+#[kube(doc = "Wordpress is the Schema for the wordpresses API")]
+#[kube(derive = "Default", derive = "PartialEq")]
 pub struct WordpressSpec {
-    /// An example field of Wordpress: edit `src/api/v1/wordpress.rs` to remove or update it.
+    /// foo is an example field of Wordpress. Edit wordpress_types.go to remove/update
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub foo: Option<String>,
 }
 
-/// WordpressStatus defines the observed state of a Wordpress.
-#[derive(
-    schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
-)]
-#[serde(rename_all = "camelCase")]
+/// status defines the observed state of Wordpress
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 pub struct WordpressStatus {
-    /// The current state of the Wordpress. `Ready` is `True` once the latest spec (see
-    /// `observedGeneration`) has been reconciled.
-    /// Listed as a map keyed by `type`, so that server-side apply merges conditions one by one.
+    /// conditions represent the current state of the Wordpress resource.
+    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
+    ///
+    /// Standard condition types include:
+    /// - "Available": the resource is fully functional
+    /// - "Progressing": the resource is being created or updated
+    /// - "Degraded": the resource failed to reach or maintain its desired state
+    ///
+    /// The status of each condition is one of True, False, or Unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "rbuilder_runtime::conditions::schema")]
     pub conditions: Vec<metav1::Condition>,
-
-    /// The `metadata.generation` that the status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
 }

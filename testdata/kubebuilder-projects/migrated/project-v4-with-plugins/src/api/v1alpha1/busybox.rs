@@ -12,72 +12,50 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Busybox` kind (`example.com.testproject.org/v1alpha1`): runs a container image as a Deployment.
+//! The `Busybox` kind (`example.com.testproject.org/v1alpha1`), with the API its CRD had in the
+//! kubebuilder project it was migrated from
+//! (config/crd/kubebuilder/example.com.testproject.org_busyboxes.yaml): `make manifests` writes the
+//! same schema from these types. Edit them to change the API, then run `make manifests`.
 //!
-//! Only lower-case module aliases are imported here, so that any kind name (even `Condition` or
-//! `Deployment`) can be defined in this file without clashing.
+//! An optional field is an `Option` whose schema is its type's (`#[schemars(with = ...)]`, which
+//! keeps kube-derive from making it nullable); `#[schemars(extend(...))]` writes what schemars has
+//! no attribute for, as the CRD has it.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// BusyboxSpec defines the desired state of a Busybox.
-#[derive(
-    kube::CustomResource, kube::KubeSchema, serde::Serialize, serde::Deserialize, Clone, Debug,
-)]
-#[kube(
-    group = "example.com.testproject.org",
-    version = "v1alpha1",
-    kind = "Busybox",
-    plural = "busyboxes",
-    namespaced,
-    status = "BusyboxStatus",
-    doc = "Busybox runs a container image as a Deployment.",
-    // The name becomes a label value of the Deployment and its pods, which Kubernetes limits
-    // to 63 characters; without this rule a longer name would fail only in the reconciler.
-    validation = kube::core::Rule::new("self.metadata.name.size() <= 63")
-        .message("metadata.name must be at most 63 characters (it labels the Deployment)"),
-    printcolumn(name = "Image", type_ = "string", json_path = ".spec.image"),
-    printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"),
-    printcolumn(
-        name = "Age",
-        type_ = "date",
-        json_path = ".metadata.creationTimestamp"
-    )
-)]
-#[serde(rename_all = "camelCase")]
+/// spec defines the desired state of Busybox
+#[derive(CustomResource, Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
+#[kube(group = "example.com.testproject.org", version = "v1alpha1")]
+#[kube(kind = "Busybox", plural = "busyboxes")]
+#[kube(namespaced)]
+#[kube(status = "BusyboxStatus")]
+#[kube(doc = "Busybox is the Schema for the busyboxes API")]
+#[kube(derive = "Default", derive = "PartialEq")]
 pub struct BusyboxSpec {
-    /// The container image to run, e.g. `busybox:1.36.1`.
-    #[schemars(length(min = 1))]
-    pub image: String,
-
-    /// How many pods to run. Leave it unset to let something else scale the Deployment, e.g. a
-    /// HorizontalPodAutoscaler or `kubectl scale`; a new Deployment then starts with one pod.
+    /// size defines the number of Busybox instances
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0))]
-    pub replicas: Option<i32>,
-
-    /// The port the container listens on, if any, declared as its container port.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 65535))]
-    pub port: Option<i32>,
+    #[schemars(with = "i32", range(min = 0))]
+    #[schemars(extend("default" = 1))]
+    pub size: Option<i32>,
 }
 
-/// BusyboxStatus defines the observed state of a Busybox.
-#[derive(
-    schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
-)]
-#[serde(rename_all = "camelCase")]
+/// status defines the observed state of Busybox
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 pub struct BusyboxStatus {
-    /// `Available`, `Progressing` and `Degraded`, derived from the Deployment's status.
-    /// Listed as a map keyed by `type`, so that server-side apply merges conditions one by one.
+    /// conditions represent the current state of the Busybox resource.
+    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
+    ///
+    /// Standard condition types include:
+    /// - "Available": the resource is fully functional
+    /// - "Progressing": the resource is being created or updated
+    /// - "Degraded": the resource failed to reach or maintain its desired state
+    ///
+    /// The status of each condition is one of True, False, or Unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "rbuilder_runtime::conditions::schema")]
     pub conditions: Vec<metav1::Condition>,
-
-    /// Pods of the Deployment that are ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ready_replicas: Option<i32>,
-
-    /// The `metadata.generation` that the status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
 }

@@ -12,54 +12,48 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Bar` kind (`fiz.testproject.org/v1`).
+//! The `Bar` kind (`fiz.testproject.org/v1`), with the API its CRD had in the kubebuilder project
+//! it was migrated from (config/crd/kubebuilder/fiz.testproject.org_bars.yaml): `make manifests`
+//! writes the same schema from these types. Edit them to change the API, then run `make manifests`.
 //!
-//! Edit the spec and status below to define your API, then run `make manifests` to regenerate
-//! the CRD. Only lower-case module aliases are imported here, so that any kind name (even
-//! `Condition` or `Error`) can be defined in this file without clashing.
+//! An optional field is an `Option` whose schema is its type's (`#[schemars(with = ...)]`, which
+//! keeps kube-derive from making it nullable); `#[schemars(extend(...))]` writes what schemars has
+//! no attribute for, as the CRD has it.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// BarSpec defines the desired state of a Bar.
-#[derive(
-    kube::CustomResource,
-    schemars::JsonSchema,
-    serde::Serialize,
-    serde::Deserialize,
-    Clone,
-    Debug,
-    Default,
-)]
-#[kube(
-    group = "fiz.testproject.org",
-    version = "v1",
-    kind = "Bar",
-    plural = "bars",
-    namespaced,
-    status = "BarStatus",
-    doc = "Bar is the Schema for the bars API."
-)]
-#[serde(rename_all = "camelCase")]
+/// spec defines the desired state of Bar
+#[derive(CustomResource, Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
+#[kube(group = "fiz.testproject.org", version = "v1")]
+#[kube(kind = "Bar", plural = "bars")]
+#[kube(namespaced)]
+#[kube(status = "BarStatus")]
+#[kube(doc = "Bar is the Schema for the bars API")]
+#[kube(derive = "Default", derive = "PartialEq")]
 pub struct BarSpec {
-    /// An example field of Bar: edit `src/api/fiz/v1/bar.rs` to remove or update it.
+    /// foo is an example field of Bar. Edit bar_types.go to remove/update
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub foo: Option<String>,
 }
 
-/// BarStatus defines the observed state of a Bar.
-#[derive(
-    schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
-)]
-#[serde(rename_all = "camelCase")]
+/// status defines the observed state of Bar
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 pub struct BarStatus {
-    /// The current state of the Bar. `Ready` is `True` once the latest spec (see
-    /// `observedGeneration`) has been reconciled.
-    /// Listed as a map keyed by `type`, so that server-side apply merges conditions one by one.
+    /// conditions represent the current state of the Bar resource.
+    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
+    ///
+    /// Standard condition types include:
+    /// - "Available": the resource is fully functional
+    /// - "Progressing": the resource is being created or updated
+    /// - "Degraded": the resource failed to reach or maintain its desired state
+    ///
+    /// The status of each condition is one of True, False, or Unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "rbuilder_runtime::conditions::schema")]
     pub conditions: Vec<metav1::Condition>,
-
-    /// The `metadata.generation` that the status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
 }

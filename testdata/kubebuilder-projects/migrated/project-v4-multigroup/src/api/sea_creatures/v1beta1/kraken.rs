@@ -12,54 +12,49 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The `Kraken` kind (`sea-creatures.testproject.org/v1beta1`).
+//! The `Kraken` kind (`sea-creatures.testproject.org/v1beta1`), with the API its CRD had in the
+//! kubebuilder project it was migrated from
+//! (config/crd/kubebuilder/sea-creatures.testproject.org_krakens.yaml): `make manifests` writes the
+//! same schema from these types. Edit them to change the API, then run `make manifests`.
 //!
-//! Edit the spec and status below to define your API, then run `make manifests` to regenerate
-//! the CRD. Only lower-case module aliases are imported here, so that any kind name (even
-//! `Condition` or `Error`) can be defined in this file without clashing.
+//! An optional field is an `Option` whose schema is its type's (`#[schemars(with = ...)]`, which
+//! keeps kube-derive from making it nullable); `#[schemars(extend(...))]` writes what schemars has
+//! no attribute for, as the CRD has it.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// KrakenSpec defines the desired state of a Kraken.
-#[derive(
-    kube::CustomResource,
-    schemars::JsonSchema,
-    serde::Serialize,
-    serde::Deserialize,
-    Clone,
-    Debug,
-    Default,
-)]
-#[kube(
-    group = "sea-creatures.testproject.org",
-    version = "v1beta1",
-    kind = "Kraken",
-    plural = "krakens",
-    namespaced,
-    status = "KrakenStatus",
-    doc = "Kraken is the Schema for the krakens API."
-)]
-#[serde(rename_all = "camelCase")]
+/// spec defines the desired state of Kraken
+#[derive(CustomResource, Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
+#[kube(group = "sea-creatures.testproject.org", version = "v1beta1")]
+#[kube(kind = "Kraken", plural = "krakens")]
+#[kube(namespaced)]
+#[kube(status = "KrakenStatus")]
+#[kube(doc = "Kraken is the Schema for the krakens API")]
+#[kube(derive = "Default", derive = "PartialEq")]
 pub struct KrakenSpec {
-    /// An example field of Kraken: edit `src/api/sea_creatures/v1beta1/kraken.rs` to remove or update it.
+    /// foo is an example field of Kraken. Edit kraken_types.go to remove/update
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub foo: Option<String>,
 }
 
-/// KrakenStatus defines the observed state of a Kraken.
-#[derive(
-    schemars::JsonSchema, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq,
-)]
-#[serde(rename_all = "camelCase")]
+/// status defines the observed state of Kraken
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 pub struct KrakenStatus {
-    /// The current state of the Kraken. `Ready` is `True` once the latest spec (see
-    /// `observedGeneration`) has been reconciled.
-    /// Listed as a map keyed by `type`, so that server-side apply merges conditions one by one.
+    /// conditions represent the current state of the Kraken resource.
+    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
+    ///
+    /// Standard condition types include:
+    /// - "Available": the resource is fully functional
+    /// - "Progressing": the resource is being created or updated
+    /// - "Degraded": the resource failed to reach or maintain its desired state
+    ///
+    /// The status of each condition is one of True, False, or Unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "rbuilder_runtime::conditions::schema")]
     pub conditions: Vec<metav1::Condition>,
-
-    /// The `metadata.generation` that the status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
 }

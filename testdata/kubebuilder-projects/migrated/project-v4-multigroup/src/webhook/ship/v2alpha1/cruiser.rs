@@ -46,22 +46,20 @@ impl Validator for CruiserWebhook {
 
 #[cfg(test)]
 mod tests {
+    use rbuilder_runtime::envtest::from_yaml;
     use rbuilder_runtime::testing::admission_review;
-    use serde_json::json;
 
     use super::*;
 
+    /// The sample of `config/samples`, which the kind's API comes with.
+    const SAMPLE: &str = include_str!("../../../../config/samples/ship_v2alpha1_cruiser.yaml");
+
     /// A Cruiser as a user would apply it.
     fn sample() -> Cruiser {
-        // From JSON, as the API server sends it, so that a field you add to the spec does not
-        // break this test (give it a value here if it is required).
-        let obj = json!({
-            "apiVersion": "ship.testproject.org/v2alpha1",
-            "kind": "Cruiser",
-            "metadata": {"name": "sample"},
-            "spec": {},
-        });
-        serde_json::from_value(obj).expect("a valid object")
+        let mut obj: Cruiser = from_yaml(SAMPLE);
+        // Without the labels the sample sets, which the defaulter would leave as they are.
+        obj.metadata.labels = None;
+        obj
     }
 
     #[test]

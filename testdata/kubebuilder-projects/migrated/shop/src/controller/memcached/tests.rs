@@ -1,0 +1,169 @@
+// Copyright 2026.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! Unit tests of what the Memcached controller decides, with kubebuilder's deploy-image
+//! API: the Deployment (the manager's image, `spec.size` replicas, `spec.containerPort` as its
+//! port), the status, and what a refusal looks like. How the Deployment is applied is the
+//! runtime's, tested there (`rbuilder_runtime::owned`); the integration tests
+//! (`tests/integration/`) run the whole controller against kube-apiserver.
+
+use k8s_openapi::api::apps::v1::DeploymentStatus;
+use rbuilder_runtime::envtest::from_yaml;
+use rbuilder_runtime::testing::{Method, mock_context, within_timeout};
+use serde_json::{Value, json};
+
+use super::*;
+
+/// The reconciler under test.
+type Tested = MemcachedReconciler;
+
+/// The sample of `config/samples`, which the kind's API comes with.
+const SAMPLE: &str = include_str!("../../../config/samples/shop_v1alpha1_memcached.yaml");
+
+/// The sample as the API server sends it, with `spec.size` 2 (`null`: without one). Built from
+/// JSON, so that a field added to the spec (with a default) needs no change here.
+fn test_object(size: Value) -> v1alpha1::Memcached {
+    let mut obj: Value = from_yaml(SAMPLE);
+    let metadata = json!({"name": "test", "namespace": "default", "uid": "1234", "generation": 3});
+    obj["metadata"] = metadata;
+    if !size.is_null() {
+        obj["spec"]["size"] = size;
+    } else if let Some(spec) = obj["spec"].as_object_mut() {
+        spec.remove("size");
+    }
+    serde_json::from_value(obj).expect("the sample")
+}
+
+fn deployment_of(size: Value) -> Value {
+    let deployment = deployment(&test_object(size), "test-operator").expect("a Deployment");
+    json!(deployment)
+}
+
+#[test]
+fn the_deployment_runs_the_managers_image_with_the_specs_size_and_port() {
+    let deployment = deployment_of(json!(2));
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    let labels = json!({
+        "app.kubernetes.io/name": "memcached",
+        "app.kubernetes.io/instance": "test",
+        "app.kubernetes.io/managed-by": "test-operator",
+    });
+    assert_eq!(deployment["metadata"]["labels"], labels);
+    assert_eq!(deployment["spec"]["template"]["metadata"]["labels"], labels);
+
+    let pod = &deployment["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
+    // The manager's environment variable, or the image the kind was made with.
+    assert_eq!(container["image"], operand_image());
+    // The sample's port.
+    let obj = test_object(json!(2));
+    let port = json!(obj.spec.container_port);
+    assert_eq!(container["ports"][0]["containerPort"], port);
+    // The restricted Pod Security Standard.
+    for security in [&pod["securityContext"], &container["securityContext"]] {
+        assert_eq!(security["runAsNonRoot"], true);
+        assert_eq!(security["seccompProfile"]["type"], "RuntimeDefault");
+    }
+    let security = &container["securityContext"];
+    assert_eq!(security["allowPrivilegeEscalation"], false);
+    assert_eq!(security["capabilities"]["drop"], json!(["ALL"]));
+}
+
+/// With `spec.size` unset, the apply leaves the field out, so that a HorizontalPodAutoscaler or
+/// `kubectl scale` owns it and the operator never takes it back.
+#[test]
+fn an_unset_size_is_left_to_whoever_scales_the_deployment() {
+    let deployment = deployment_of(Value::Null);
+    assert!(deployment["spec"].get("replicas").is_none(), "{deployment}");
+}
+
+/// The status of the test object with a Deployment whose status is `observed`.
+fn status_with(observed: Value) -> Value {
+    let obj = test_object(json!(2));
+    let mut deployment = deployment(&obj, "test-operator").expect("a Deployment");
+    deployment.metadata.generation = Some(1);
+    deployment.status = Some(serde_json::from_value::<DeploymentStatus>(observed).expect("status"));
+    json!(status(&obj, &deployment))
+}
+
+/// The status and reason of the condition `type_` in `status`.
+fn condition<'a>(status: &'a Value, type_: &str) -> [&'a str; 2] {
+    let conditions = status["conditions"].as_array().expect("conditions");
+    let condition = conditions.iter().find(|c| c["type"] == type_).expect(type_);
+    [&condition["status"], &condition["reason"]].map(|field| field.as_str().unwrap_or_default())
+}
+
+/// The conditions are the status kubebuilder's API has.
+#[test]
+fn status_reflects_a_rolled_out_deployment() {
+    let available =
+        json!({"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"});
+    let status = status_with(json!({
+        "observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "readyReplicas": 2,
+        "availableReplicas": 2, "conditions": [available],
+    }));
+    assert_eq!(status["conditions"][0]["observedGeneration"], 3);
+    assert_eq!(
+        condition(&status, "Available"),
+        ["True", "MinimumReplicasAvailable"]
+    );
+    assert_eq!(
+        condition(&status, "Progressing"),
+        ["False", "RolloutComplete"]
+    );
+    assert_eq!(condition(&status, "Degraded"), ["False", "AsExpected"]);
+}
+
+#[test]
+fn status_reflects_a_stuck_rollout() {
+    let stuck =
+        json!({"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"});
+    let status = status_with(json!({
+        "observedGeneration": 1, "replicas": 3, "updatedReplicas": 1, "readyReplicas": 1,
+        "conditions": [stuck],
+    }));
+    assert_eq!(condition(&status, "Progressing"), ["True", "RollingOut"]);
+    assert_eq!(
+        condition(&status, "Degraded"),
+        ["True", "ProgressDeadlineExceeded"]
+    );
+}
+
+/// A Deployment of the same name that someone else made is left alone: the status says whose
+/// it is, and the failure has a reason of its own.
+#[tokio::test]
+async fn someone_elses_deployment_is_refused_in_the_status() {
+    let (ctx, mut server) = mock_context();
+    let obj = Arc::new(test_object(json!(2)));
+    let reconciled = tokio::spawn(Tested::apply(obj, ctx));
+    let theirs = json!({
+        "metadata": {"name": "test", "namespace": "default", "uid": "d-1"},
+        "spec": {"selector": {}, "template": {}},
+    });
+    let deployment = "/apis/apps/v1/namespaces/default/deployments/test";
+    server.expect(Method::GET, deployment, 200, theirs).await;
+    let path = "/apis/shop.example.com/v1alpha1/namespaces/default/memcacheds/test/status";
+    let stored = json!(test_object(json!(2)));
+    let status = server.expect(Method::PATCH, path, 200, stored).await;
+    let error = within_timeout(reconciled).await.expect("the task");
+    let error = error.expect_err("refused");
+    assert_eq!(Tested::failure_reason(&error), "DeploymentTaken");
+    let says = error.to_string();
+    let theirs = "Deployment test exists and has no controller";
+    assert!(says.starts_with(theirs), "{says}");
+    let status = &status["status"];
+    assert_eq!(condition(status, "Available"), ["False", "DeploymentTaken"]);
+    assert_eq!(condition(status, "Degraded"), ["True", "DeploymentTaken"]);
+    assert_eq!(status["conditions"][2]["message"], says);
+}

@@ -100,14 +100,15 @@ impl Reconciler for OrderReconciler {
     }
 
     /// What else brings a reconcile besides a change of the Order. For what `apply`
-    /// creates, e.g. ConfigMaps with its owner reference:
-    /// `controller.owns(ctx.api::<ConfigMap>(), watcher::Config::default())`, with `list` and
-    /// `watch` on them in `rbac_rules`. Here: nothing else.
+    /// creates, e.g. ConfigMaps made with `ctx.owned::<ConfigMap>(&*obj)`:
+    /// `controller.watch_owned::<ConfigMap>(ctx)` (`rbuilder_runtime::owned::ControllerExt`),
+    /// with `list` and `watch` on them in `rbac_rules`; unlike kube's `controller.owns(...)`, it
+    /// also wakes the owner of one deleted while the watch was down. Here: nothing else.
     fn watches(
         controller: Controller<Self::Resource>,
         _ctx: &Context,
     ) -> Controller<Self::Resource> {
-        // TODO(user): `controller.owns(...)` for each kind of object `apply` creates.
+        // TODO(user): `controller.watch_owned::<K>(ctx)` for each kind `apply` creates.
         controller
     }
 

@@ -263,7 +263,9 @@ impl TestEnv {
             })
             .collect();
         if counts.is_empty() {
-            return Err(format!("no {name} of the controller {controller} in /metrics"));
+            return Err(format!(
+                "no {name} of the controller {controller} in /metrics"
+            ));
         }
         Ok(counts.iter().sum())
     }

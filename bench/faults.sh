@@ -40,7 +40,7 @@
 # 900 s, reached).
 # Needs python3, openssl and the binaries of scripts/envtest-assets (kubectl comes with them).
 # Takes about 10 minutes plus the release build (shared with bench/operator.sh's in
-# target/generated); the machine's other load slows the API server, so run it on an idle one.
+# target/); the machine's other load slows the API server, so run it on an idle one.
 set -euo pipefail
 # Resolved before the cd below, so that a path relative to the caller's directory works.
 project=$(cd "${1:-$(dirname "$0")/../examples/demo-microservice}" && pwd)
@@ -90,8 +90,8 @@ manager_log() { echo "manager log (last lines):" >&2; tail -20 "$work/manager.lo
 # dependencies compiled by the tests. Only the manager binary is needed.
 cp -r "$project" "$work/demo-microservice"
 (cd "$work/demo-microservice" &&
-  CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice)
-cp "$repo/target/generated/release/demo-microservice" "$work/manager"
+  CARGO_TARGET_DIR=$repo/target cargo build --release --locked --quiet --bin demo-microservice)
+cp "$repo/target/release/demo-microservice" "$work/manager"
 
 assets=$("$repo/scripts/envtest-assets")
 export PATH=$assets:$PATH # kubectl of the API server's version

@@ -25,7 +25,7 @@
 # watches' initial lists), clock skew between instances (the expiry counts on the standby's
 # own clock anyway).
 # Needs python3, openssl and the binaries of scripts/envtest-assets (kubectl comes with them).
-# Takes about three minutes plus the release build (shared with the tests in target/generated).
+# Takes about three minutes plus the release build (shared with the tests in target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -53,8 +53,8 @@ trap 'exit 130' INT TERM # run the EXIT trap on Ctrl-C and kill too
 # Build a copy, as operator.sh does; only the manager binary is needed.
 cp -r examples/demo-microservice "$work/demo-microservice"
 (cd "$work/demo-microservice" &&
-  CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice)
-cp "$repo/target/generated/release/demo-microservice" "$work/manager"
+  CARGO_TARGET_DIR=$repo/target cargo build --release --locked --quiet --bin demo-microservice)
+cp "$repo/target/release/demo-microservice" "$work/manager"
 
 assets=$("$repo/scripts/envtest-assets")
 export PATH=$assets:$PATH # kubectl of the API server's version

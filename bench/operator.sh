@@ -46,11 +46,11 @@ cp -r "$project" "$work/demo-microservice"
 cd "$work/demo-microservice"
 build=${BUILD:-release}
 case $build in
-  release) CARGO_TARGET_DIR=$repo/target/generated cargo build --release --locked --quiet --bin demo-microservice ;;
-  debug) CARGO_TARGET_DIR=$repo/target/generated cargo build --locked --quiet --bin demo-microservice ;;
+  release) CARGO_TARGET_DIR=$repo/target cargo build --release --locked --quiet --bin demo-microservice ;;
+  debug) CARGO_TARGET_DIR=$repo/target cargo build --locked --quiet --bin demo-microservice ;;
   *) echo "error: BUILD is release or debug, not $build" >&2; exit 2 ;;
 esac
-cp "$repo/target/generated/$build/demo-microservice" "$work/manager"
+cp "$repo/target/$build/demo-microservice" "$work/manager"
 
 assets=$("$repo/scripts/envtest-assets")
 export PATH=$assets:$PATH # kubectl of the API server's version

@@ -173,9 +173,9 @@ PY
 
 say "building both managers (release; Go as its Dockerfile builds)"
 cp examples/demo-microservice/Cargo.lock "$rust_project/"
-(cd "$rust_project" && CARGO_TARGET_DIR=$repo/target/generated \
+(cd "$rust_project" && CARGO_TARGET_DIR=$repo/target \
   run "$work/build-rust.log" cargo build --release --locked --bin demo-microservice)
-cp "$repo/target/generated/release/demo-microservice" "$work/rust-manager"
+cp "$repo/target/release/demo-microservice" "$work/rust-manager"
 (cd "$go_project" && run "$work/build-go.log" env CGO_ENABLED=0 go build -o "$work/go-manager" ./cmd/main.go)
 
 # --- Running ------------------------------------------------------------------------------------

@@ -20,8 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 repo=$PWD
-# The dependencies compiled by tests/generated.rs and scripts/e2e.sh are reused.
-export CARGO_TARGET_DIR=$repo/target/generated
+# rbuilder's own target folder: the dependencies compiled by tests/generated.rs and
+# scripts/e2e.sh are reused.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0
 assets=$(scripts/envtest-assets)
 export PATH=$assets:$PATH

@@ -45,10 +45,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 repo=$PWD
-export CARGO_TARGET_DIR=$repo/target/generated
-# As tests/generated.rs builds the same projects, so that the dependencies compiled there are
-# reused here: one-shot builds, so no incremental data and no debug info (gigabytes per
-# project, and slower links), which change nothing a test looks at.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+# rbuilder's own target folder, which tests/generated.rs builds the same projects in, so that
+# the dependencies compiled there (and for rbuilder itself) are reused here. One-shot builds:
+# no incremental data and no debug info (gigabytes per project, and slower links), which
+# change nothing a test looks at.
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0
 assets=$(scripts/envtest-assets)
 # kubectl of the API server's version (the one on PATH may be several minor versions older).

@@ -8,18 +8,20 @@
 //!   methods, so a field it does not name takes its default.
 //!
 //! Slow (minutes), so `#[ignore]`d like tests/generated.rs, whose target folder
-//! (`target/generated`) they share, so the dependencies compile once. Needs cargo, git and tar.
+//! (`common::shared_target_dir`) they share, so the dependencies compile once. Needs cargo, git and tar.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{is_runtime_file, project_files, rbuilder, repo, share_runtime_build};
+use common::{
+    is_runtime_file, project_files, rbuilder, repo, share_runtime_build, shared_target_dir,
+};
 
 /// The shared target folder for every generated project's build (tests/generated.rs's).
 fn target_dir() -> PathBuf {
-    repo().join("target/generated")
+    shared_target_dir()
 }
 
 /// Runs `program args` in `dir`; panics with its output if it fails.

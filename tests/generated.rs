@@ -9,8 +9,8 @@
 //! schema and shellcheck.
 //!
 //! Slow (minutes), so `#[ignore]`d: a plain `cargo test` stays fast and offline, and
-//! `make test` runs these too (`cargo test -- --include-ignored`). Every tree shares one cargo
-//! target folder, `target/generated`, so the dependencies compile once. Needs cargo, make,
+//! `make test` runs these too (`cargo test -- --include-ignored`). Every tree shares rbuilder's
+//! own target folder (`common::shared_target_dir`), so the dependencies compile once. Needs cargo, make,
 //! kubectl, kubernetes-validate, check-jsonschema, zizmor and shellcheck on PATH (`make test`
 //! installs the last four).
 
@@ -20,12 +20,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{project_dir, project_files, rbuilder, repo, share_runtime_build, snapshot, variants};
+use common::{
+    project_dir, project_files, rbuilder, repo, share_runtime_build, shared_target_dir, snapshot,
+    variants,
+};
 use serde_json::Value;
 
 /// The shared target folder for every generated project's build.
 fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated")
+    shared_target_dir()
 }
 
 /// The folder of kube-apiserver and etcd for the generated projects' integration tests:
@@ -53,6 +56,7 @@ fn envtest_assets() -> &'static str {
 
 /// Runs `program args` in `dir`; panics with its output if it fails.
 fn run(dir: &Path, program: &str, args: &[&str]) -> String {
+    let started = std::time::Instant::now();
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)
@@ -65,6 +69,13 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program} (is it installed?): {e}"));
+    // Where a tree's minutes go, for whoever trims them (shown with --nocapture).
+    eprintln!(
+        "[{:>5.1}s] {program} {} ({})",
+        started.elapsed().as_secs_f64(),
+        args.join(" "),
+        dir.file_name().unwrap_or_default().to_string_lossy()
+    );
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -82,14 +93,12 @@ fn yaml_documents(text: &str) -> Vec<Value> {
 
 /// Everything a user of the generated project would check, without a cluster.
 fn check_project(dir: &Path) {
-    // One tree at a time: the trees share one build of the runtime crate in the shared target
-    // folder (see write_runtime), and a tree whose runtime differs (one patched by a test)
-    // rebuilds it under the same file name, which would replace the rlib that another tree's
-    // doc tests link against ("extern location ... does not exist").
-    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Trees are checked side by side (the test threads): one builds while another's
+    // integration tests wait on kube-apiserver. That is safe because no build here replaces a
+    // file another tree links against: each tree's crate has a name of its own, and every
+    // tree's runtime is the same source with the same file times (copy_of), which cargo finds
+    // fresh instead of building again under the same file name. A runtime that differs must
+    // differ in version too (tests/compat.rs's later_version).
     // The GitHub workflows (the plugins' too) pass zizmor's audits, its auditor persona's
     // included: actions pinned to a commit, no persisted credentials, least permissions,
     // concurrency. (Offline: the audits that ask GitHub are skipped.)
@@ -453,6 +462,37 @@ fn every_golden_tree_is_built_here() {
         listed, TREES,
         "testdata/variants.txt and TREES list other trees"
     );
+}
+
+/// The settings of the `[profile.dev]` sections (`[profile.dev.package."*"]` too) of a
+/// Cargo.toml, without comments and blank lines.
+fn dev_profile(manifest: &str) -> Vec<&str> {
+    let mut inside = false;
+    let mut settings = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line.starts_with("[profile.dev]") || line.starts_with("[profile.dev.");
+        }
+        if inside && !line.is_empty() && !line.starts_with('#') {
+            settings.push(line);
+        }
+    }
+    settings
+}
+
+/// rbuilder builds with the dev profile of the projects it writes: the generated projects'
+/// builds share its target folder (`shared_target_dir`), and cargo compiles every dependency
+/// again for a profile that differs in any setting.
+#[test]
+fn the_workspace_builds_with_the_projects_dev_profile() {
+    let read = |path: &str| std::fs::read_to_string(repo().join(path)).expect(path);
+    let ours = read("Cargo.toml");
+    let theirs = read("templates/init/Cargo.toml.tera");
+    assert!(
+        !dev_profile(&theirs).is_empty(),
+        "no [profile.dev] in the template"
+    );
+    assert_eq!(dev_profile(&ours), dev_profile(&theirs));
 }
 
 /// A copy of golden tree `name` in a temporary folder, with a Cargo.lock: the tree holds only

@@ -107,6 +107,17 @@ pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The target folder of every generated project's build: rbuilder's own (CARGO_TARGET_DIR if
+/// set, else `target/`). The projects and this workspace resolve most dependencies alike and
+/// build them with the same dev profile (`[profile.dev]` in both Cargo.toml files), so kube,
+/// tokio, rustls and the rest compile once for all of them, not once here and once more there.
+pub fn shared_target_dir() -> std::path::PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => repo().join(dir),
+        _ => repo().join("target"),
+    }
+}
+
 /// A command line's words: separated by spaces, with "double quotes" around a word that holds
 /// spaces (or is empty).
 pub fn words(line: &str) -> Vec<String> {

@@ -10,8 +10,8 @@
 //! `stand_ins.rs`.
 //!
 //! The walk is slow (it builds and tests the project it makes), so it is `#[ignore]`d, and
-//! `make test` runs it; its builds share `target/generated` with the other generated projects'
-//! (tests/generated.rs), so that the crates from crates.io compile once. That every block of
+//! `make test` runs it; its builds share rbuilder's target folder with the other generated
+//! projects' (tests/generated.rs), so that the crates from crates.io compile once. That every block of
 //! every walked document says what the walk does with it is checked by a fast test.
 //!
 //! docs/migrating-from-kubebuilder.md is to be walked the same way: add it to `WALKED` (its
@@ -29,7 +29,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::repo;
+use common::{repo, shared_target_dir};
 use markup::{Block, Role};
 use session::Session;
 
@@ -68,7 +68,7 @@ fn walk(doc: &str) {
     let mut session = Session::start(
         &envtest_assets(),
         Path::new(env!("CARGO_BIN_EXE_rbuilder")),
-        &repo().join("target/generated"),
+        &shared_target_dir(),
     );
     let root = session.root.display().to_string();
     let mut last: Option<(usize, String, bool)> = None; // (line, output, checked)

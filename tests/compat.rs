@@ -16,23 +16,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
-    is_runtime_file, project_files, rbuilder, repo, share_runtime_build, shared_target_dir,
+    as_a_users_build, is_runtime_file, project_files, rbuilder, repo, share_runtime_build,
 };
-
-/// The shared target folder for every generated project's build (tests/generated.rs's).
-fn target_dir() -> PathBuf {
-    shared_target_dir()
-}
 
 /// Runs `program args` in `dir`; panics with its output if it fails.
 fn run(dir: &Path, program: &str, args: &[&str]) {
-    let out = Command::new(program)
+    // As tests/generated.rs builds, so that each reuses what the other compiled.
+    let out = as_a_users_build(&mut Command::new(program))
         .args(args)
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        // As tests/generated.rs builds, so that each reuses what the other compiled.
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program} (is it installed?): {e}"));
     assert!(

@@ -21,15 +21,10 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{
-    project_dir, project_files, rbuilder, repo, share_runtime_build, shared_target_dir, snapshot,
-    variants,
+    as_a_users_build, project_dir, project_files, rbuilder, repo, share_runtime_build,
+    shared_target_dir, snapshot, variants,
 };
 use serde_json::Value;
-
-/// The shared target folder for every generated project's build.
-fn target_dir() -> PathBuf {
-    shared_target_dir()
-}
 
 /// The folder of kube-apiserver and etcd for the generated projects' integration tests:
 /// KUBEBUILDER_ASSETS if set (`make test` sets it), else what scripts/envtest-assets builds.
@@ -57,16 +52,11 @@ fn envtest_assets() -> &'static str {
 /// Runs `program args` in `dir`; panics with its output if it fails.
 fn run(dir: &Path, program: &str, args: &[&str]) -> String {
     let started = std::time::Instant::now();
-    let out = Command::new(program)
+    // As scripts/e2e.sh builds the same projects, so that each reuses what the other compiled.
+    let out = as_a_users_build(&mut Command::new(program))
         .args(args)
         .current_dir(dir)
         .env("KUBEBUILDER_ASSETS", envtest_assets())
-        .env("CARGO_TARGET_DIR", target_dir())
-        // One-shot builds: incremental data and debug info would cost gigabytes per project
-        // and slower links, and change nothing checked here (scripts/e2e.sh builds the same
-        // way, so it reuses the dependencies compiled here).
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program} (is it installed?): {e}"));
     // Where a tree's minutes go, for whoever trims them (shown with --nocapture).
@@ -221,7 +211,7 @@ fn check_manager_without_a_cluster(dir: &Path) {
         .file_name()
         .and_then(|n| n.to_str())
         .expect("folder name");
-    let manager = target_dir().join("debug").join(name);
+    let manager = shared_target_dir().join("debug").join(name);
     let help = Command::new(&manager)
         .arg("--help")
         .output()
@@ -243,12 +233,9 @@ fn check_manager_without_a_cluster(dir: &Path) {
     // Started as a user starts it, `cargo run` (the package's default-run), which must not
     // have to be told which of the two binaries to run: with the `manifests` feature, as `make
     // run` builds it (DEV_FEATURES), both are there.
-    let out = Command::new("cargo")
+    let out = as_a_users_build(&mut Command::new("cargo"))
         .args(["run", "--quiet", "--locked", "--features", "manifests"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("KUBECONFIG", dir.join("no-such-kubeconfig"))
         .env_remove("KUBERNETES_SERVICE_HOST")
         .output()
@@ -1223,12 +1210,9 @@ fn helm() -> &'static str {
 
 /// `command` run by bash in `dir` (for pipes), as `run` runs programs; its stdout and stderr.
 fn bash(dir: &Path, command: &str) -> (String, String) {
-    let out = Command::new("bash")
+    let out = as_a_users_build(&mut Command::new("bash"))
         .args(["-o", "pipefail", "-c", command])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .output()
         .expect("run bash");
     let (stdout, stderr) = (

@@ -107,6 +107,42 @@ pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `command` set up to build a generated project as a user's shell would, in the shared
+/// target folder ([`shared_target_dir`]), one-shot (no incremental data, no debug info: they
+/// would cost gigabytes per project and slower links, and change nothing a test looks at).
+///
+/// Without the variables cargo sets for a running test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`
+/// and the like): build scripts such as ring's ask to run again when those change
+/// (`rerun-if-env-changed`), so a build from a test, after one from a shell (rbuilder's own,
+/// scripts/e2e.sh), would rebuild ring and everything above it (rustls, kube, the runtime) in
+/// the shared folder, and the next build from a shell would rebuild them back.
+pub fn as_a_users_build(command: &mut std::process::Command) -> &mut std::process::Command {
+    const SET_FOR_TESTS: &[&str] = &[
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
+    ];
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if SET_FOR_TESTS.contains(&name)
+            || name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_BIN_EXE_")
+        {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+}
+
 /// The target folder of every generated project's build: rbuilder's own (CARGO_TARGET_DIR if
 /// set, else `target/`). The projects and this workspace resolve most dependencies alike and
 /// build them with the same dev profile (`[profile.dev]` in both Cargo.toml files), so kube,

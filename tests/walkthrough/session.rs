@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::repo;
+use crate::common::{as_a_users_build, repo};
 
 /// How long one block's commands may take: a first build of a project, then its tests.
 const BLOCK_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -190,10 +190,8 @@ impl Session {
             // kubectl's discovery cache of its own, so that what kubectl knows of the API
             // server comes from this walk alone.
             .env("KUBECACHEDIR", self.scratch.join("kube-cache"))
-            .env("CARGO_TARGET_DIR", &self.target_dir)
-            .env("CARGO_INCREMENTAL", "0")
-            .env("CARGO_PROFILE_DEV_DEBUG", "0")
             .env("CARGO_TERM_COLOR", "never");
+        as_a_users_build(&mut command).env("CARGO_TARGET_DIR", &self.target_dir);
         for variable in ["KUBEBUILDER_ASSETS", "MAKEFLAGS", "MAKELEVEL", "MFLAGS"] {
             command.env_remove(variable);
         }

@@ -1,21 +1,25 @@
-//! The documents that walk a reader through rbuilder, walked: each command run in order, as
-//! the reader types it, in an empty folder with the rbuilder these tests built on PATH and a
-//! real cluster (the control plane of the end-to-end tests, scripts/control-plane: etcd,
-//! kube-apiserver, kube-controller-manager, and kube-scheduler with two Nodes that KWOK
-//! simulates, so that the Pods of the tutorial's Deployments are scheduled and become Ready as
-//! on a cluster, without a kubelet or a container engine), and each
-//! output, file excerpt and listing the document shows compared with what the command printed
-//! or wrote (`matching.rs`). How a document marks its blocks: `markup.rs`. What the walk does
-//! its own way, where this machine lacks something (a container engine, GitHub):
-//! `stand_ins.rs`.
+//! The documents that walk a reader through rbuilder, walked (`WALKED`): each command run in
+//! order, as the reader types it, in an empty folder with the rbuilder these tests built on
+//! PATH, and each output, file excerpt and listing the document shows compared with what the
+//! command printed or wrote (`matching.rs`). How a document marks its blocks: `markup.rs`.
+//! What the walk does its own way, where this machine lacks something (a container engine,
+//! GitHub) or where the reader has something before the page starts (a cluster, a kubebuilder
+//! project): `stand_ins.rs`.
 //!
-//! The walk is slow (it builds and tests the project it makes), so it is `#[ignore]`d, and
+//! - docs/tutorial.md: from `rbuilder init` to a deployed operator, on a real cluster (the
+//!   control plane of the end-to-end tests, scripts/control-plane: etcd, kube-apiserver,
+//!   kube-controller-manager, and kube-scheduler with two Nodes that KWOK simulates, so that
+//!   the Pods of the tutorial's Deployments are scheduled and become Ready as on a cluster,
+//!   without a kubelet or a container engine).
+//! - docs/migrating-from-kubebuilder.md: kubebuilder's test project project-v4 as the reader's
+//!   `../my-go-operator`, cert-manager's CRDs read with `kubectl get crd` from a control plane
+//!   without Nodes, the migration, and `make test` in the Rust project.
+//!
+//! A walk is slow (it builds and tests the project it makes), so it is `#[ignore]`d, and
 //! `make test` runs it; its builds share rbuilder's target folder with the other generated
-//! projects' (tests/generated.rs), so that the crates from crates.io compile once. That every block of
-//! every walked document says what the walk does with it is checked by a fast test.
-//!
-//! docs/migrating-from-kubebuilder.md is to be walked the same way: add it to `WALKED` (its
-//! kubebuilder project a stand-in, if it needs one) and a test that walks it.
+//! projects' (tests/generated.rs), so that the crates from crates.io, and the runtime, compile
+//! once. That every block of every walked document says what the walk does with it is checked
+//! by a fast test.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -34,7 +38,7 @@ use markup::{Block, Role};
 use session::Session;
 
 /// The documents walked, from the repository's root.
-const WALKED: &[&str] = &["docs/tutorial.md"];
+const WALKED: &[&str] = &["docs/tutorial.md", "docs/migrating-from-kubebuilder.md"];
 
 /// How long a `run eventually` block is tried: a manager's build included, on a loaded
 /// machine.
@@ -57,6 +61,12 @@ fn every_block_of_a_walked_document_says_what_the_walk_does_with_it() {
 #[ignore = "slow: builds and tests the tutorial's project on a real control plane (make test runs it)"]
 fn the_tutorial() {
     walk("docs/tutorial.md");
+}
+
+#[test]
+#[ignore = "slow: migrates a kubebuilder project and tests the Rust project (make test runs it)"]
+fn the_migration_from_kubebuilder() {
+    walk("docs/migrating-from-kubebuilder.md");
 }
 
 /// Walks `doc` (a path from the repository's root); panics at the first block whose command

@@ -27,10 +27,14 @@
 //! ```rust edit PATH after="LINE"   the reader's edit: the block, inserted after the first line
 //!                           of PATH that is LINE (leading and trailing spaces aside)
 //! ```yaml example           shown, neither run nor checked
+//! <!-- walk: stop -->       the command of the last `background` block is stopped
+//! <!-- walk: stand-in=NAME -->   what the reader has before the page starts, done by the walk
+//!                           its own way (a kubebuilder project, a cluster with cert-manager)
 //! ````
 //!
 //! Every block must say which it is: a block the walk would silently skip is one that can
-//! drift from the tool.
+//! drift from the tool. For the same reason a walked document has no indented code blocks
+//! (four spaces after a blank line, outside a list), which have no info string to say it.
 
 use std::fmt;
 
@@ -80,15 +84,35 @@ impl fmt::Display for Block {
 pub fn parse(doc: &str) -> Result<Vec<Block>, String> {
     let mut blocks = Vec::new();
     let mut lines = doc.lines().enumerate().map(|(i, line)| (i + 1, line));
+    // The line before, and the last line with text before it: an indented code block starts
+    // after a blank line that does not continue a list.
+    let (mut before, mut text_before) = ("", "");
     while let Some((number, line)) = lines.next() {
         let trimmed = line.trim();
+        if (line.starts_with("    ") || line.starts_with('\t'))
+            && !trimmed.is_empty()
+            && before.trim().is_empty()
+            && !continues_a_list(text_before)
+        {
+            return Err(format!(
+                "line {number}: an indented code block, which cannot say what the walk does \
+                 with it: fence it (```sh run, ```text example, ...)"
+            ));
+        }
+        before = line;
+        if !trimmed.is_empty() {
+            text_before = line;
+        }
         if let Some(directive) = trimmed
             .strip_prefix("<!-- walk:")
             .and_then(|rest| rest.strip_suffix("-->"))
         {
             let role = match directive.trim() {
                 "stop" => Role::Stop,
-                other => return Err(format!("line {number}: unknown directive '{other}'")),
+                other => match other.strip_prefix("stand-in=") {
+                    Some(name) if !name.is_empty() => Role::StandIn(name.to_owned()),
+                    _ => return Err(format!("line {number}: unknown directive '{other}'")),
+                },
             };
             blocks.push(Block {
                 line: number,
@@ -122,6 +146,19 @@ pub fn parse(doc: &str) -> Result<Vec<Block>, String> {
     }
     check_order(&blocks)?;
     Ok(blocks)
+}
+
+/// Whether text indented after `line` (the last line with text) is a list item's: `line` is an
+/// item (`- `, `* `, `1. `) or already indented.
+fn continues_a_list(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let numbered = trimmed.split_once(". ").is_some_and(|(number, _)| {
+        !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+    });
+    line.starts_with([' ', '\t'])
+        || trimmed.starts_with("- ")
+        || trimmed.starts_with("* ")
+        || numbered
 }
 
 /// The role an info string (`sh run eventually`) gives its block.
@@ -244,7 +281,8 @@ mod tests {
                    ```rust edit src/api/v1/x.rs after=\"pub struct XSpec {\"\n    pub a: u8,\n```\n\n\
                    ```sh background\nmake run\n```\n<!-- walk: stop -->\n\
                    ```sh run eventually\nkubectl get x\n```\n```text output ignore=READY,AGE\nNAME\n```\n\
-                   ```sh stand-in=cluster\nkind create cluster\n```\n";
+                   ```sh stand-in=cluster\nkind create cluster\n```\n\
+                   <!-- walk: stand-in=kubebuilder-project -->\n";
         let blocks = parse(doc).expect("valid markup");
         let roles: Vec<_> = blocks.iter().map(|b| b.role.clone()).collect();
         assert_eq!(
@@ -271,6 +309,7 @@ mod tests {
                     ignore: vec!["READY".into(), "AGE".into()]
                 },
                 Role::StandIn("cluster".into()),
+                Role::StandIn("kubebuilder-project".into()),
             ]
         );
         assert_eq!(blocks[0].line, 3);
@@ -286,6 +325,24 @@ mod tests {
         );
         let error = parse("```\nx\n```\n").expect_err("no language");
         assert!(error.contains("names no language"), "{error}");
+    }
+
+    #[test]
+    fn an_indented_code_block_is_refused_but_a_lists_indented_text_is_not() {
+        let error = parse("Run:\n\n    make test\n").expect_err("an indented block");
+        assert!(
+            error.starts_with("line 3: an indented code block"),
+            "{error}"
+        );
+        let error = parse("```sh run\nx\n```\n\n\tmake test\n").expect_err("a tab");
+        assert!(error.starts_with("line 5:"), "{error}");
+        for list in [
+            "- an item\n\n    its second paragraph\n",
+            "1. a step\n\n    its second paragraph\n",
+            "- an item\n  continued\n\n    its second paragraph\n",
+        ] {
+            assert_eq!(parse(list), Ok(vec![]), "{list}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The reader's machine, as a walk sees it: a folder to work in, a shell whose `cd` carries
-//! over from one block to the next, a cluster (the control plane of the end-to-end tests), and
-//! at most one command left running in another terminal.
+//! over from one block to the next, a cluster once a stand-in makes one (the control plane of
+//! the end-to-end tests), and at most one command left running in another terminal.
 
 use std::fs::File;
 use std::os::unix::process::CommandExt as _;
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{as_a_users_build, repo};
+use crate::common::{as_a_users_build, repo, share_runtime_build};
 
 /// How long one block's commands may take: a first build of a project, then its tests.
 const BLOCK_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -103,41 +103,21 @@ pub struct Session {
     target_dir: PathBuf,
     background: Option<Background>,
     // Last: dropped after the background command, which may be using the cluster.
-    _control_plane: Group,
+    control_plane: Option<Group>,
     _tmp: tempfile::TempDir,
     blocks: usize,
 }
 
 impl Session {
-    /// A new folder to work in, and a control plane started from `assets` (the folder of
-    /// kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kubectl) with two
-    /// simulated Nodes (scripts/kwok). `rbuilder` is the binary
-    /// the reader has installed; projects build into `target_dir`.
+    /// A new folder to work in, without a cluster yet (`start_cluster`). `assets` is the
+    /// folder of kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kubectl;
+    /// `rbuilder` is the binary the reader has installed; projects build into `target_dir`.
     pub fn start(assets: &str, rbuilder: &Path, target_dir: &Path) -> Self {
         let tmp = tempfile::tempdir().expect("a temporary folder");
         let root = tmp.path().join("home");
         let scratch = tmp.path().join("walk");
         for dir in [&root, &scratch] {
             std::fs::create_dir(dir).expect("create a folder");
-        }
-        let control_plane = scratch.join("control-plane");
-        let mut command = Command::new(repo().join("scripts/control-plane"));
-        command
-            .arg(&control_plane)
-            .env("KUBEBUILDER_ASSETS", assets)
-            // The tutorial's end-to-end tests wait for the Deployment's Pods to be Ready.
-            .env("CONTROL_PLANE_NODES", "2")
-            .stdout(Stdio::null())
-            .stderr(log_file(&scratch.join("control-plane.log")));
-        let mut group = Group::spawn(command, "the control plane");
-        let start = Instant::now();
-        while !control_plane.join("ready").exists() {
-            assert!(
-                group.is_running() && start.elapsed() < CONTROL_PLANE_TIMEOUT,
-                "the control plane did not start: {}",
-                std::fs::read_to_string(scratch.join("control-plane.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(200));
         }
         // kubectl of the API server's version first, then the reader's rbuilder.
         let rbuilder_dir = rbuilder.parent().expect("rbuilder's folder");
@@ -148,17 +128,49 @@ impl Session {
         );
         Self {
             cwd: root.clone(),
+            kubeconfig: scratch.join("control-plane/kubeconfig"),
             root,
             scratch,
             path,
-            kubeconfig: control_plane.join("kubeconfig"),
             assets: assets.to_owned(),
             target_dir: target_dir.to_owned(),
             background: None,
-            _control_plane: group,
+            control_plane: None,
             _tmp: tmp,
             blocks: 0,
         }
+    }
+
+    /// Starts the reader's cluster, which the kubeconfig of every later block names: the
+    /// control plane (scripts/control-plane), with `nodes` Nodes that KWOK simulates (none:
+    /// no Pod is scheduled, and kube-scheduler and KWOK cost nothing).
+    pub fn start_cluster(&mut self, nodes: u32) {
+        assert!(self.control_plane.is_none(), "a second cluster");
+        let dir = self.scratch("control-plane");
+        let log = self.scratch("control-plane.log");
+        let mut command = Command::new(repo().join("scripts/control-plane"));
+        command
+            .arg(&dir)
+            .env("KUBEBUILDER_ASSETS", &self.assets)
+            .env("CONTROL_PLANE_NODES", nodes.to_string())
+            .stdout(Stdio::null())
+            .stderr(log_file(&log));
+        let mut group = Group::spawn(command, "the control plane");
+        let start = Instant::now();
+        while !dir.join("ready").exists() {
+            assert!(
+                group.is_running() && start.elapsed() < CONTROL_PLANE_TIMEOUT,
+                "the control plane did not start: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.control_plane = Some(group);
+    }
+
+    /// A path from the reader's starting folder (`../my-go-operator`).
+    pub fn from_root(&self, path: &str) -> PathBuf {
+        self.root.join(path)
     }
 
     /// A path for a file of the walk's own.
@@ -200,7 +212,7 @@ impl Session {
 
     /// Runs `script` (the commands of a block) to its end, or until the timeout.
     pub fn run(&mut self, script: &str) -> Ran {
-        self.prepare_project();
+        self.prepare_projects();
         let (mut command, cwd_file) = self.bash(script);
         let log = self.scratch(&format!("block-{}.log", self.blocks));
         let out = log_file(&log);
@@ -242,7 +254,7 @@ impl Session {
             self.background.is_none(),
             "line {line}: already one in the background"
         );
-        self.prepare_project();
+        self.prepare_projects();
         let (mut command, _) = self.bash(script);
         let log = self.scratch(&format!("background-{}.log", self.blocks));
         let out = log_file(&log);
@@ -270,15 +282,38 @@ impl Session {
         }
     }
 
+    /// Prepares, before each block, the projects the block may `cd` into and build: the
+    /// current folder, and those in and beside the folder the reader started in
+    /// (`../my-rust-operator`).
+    fn prepare_projects(&self) {
+        let mut folders = vec![self.cwd.clone()];
+        for dir in [Some(self.root.as_path()), self.root.parent()]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                folders.extend(entries.flatten().map(|entry| entry.path()));
+            }
+        }
+        for folder in folders {
+            self.prepare_project(&folder);
+        }
+    }
+
     /// What the reader's project has at hand that this machine cannot download, put where
     /// the project looks for it: a first build's Cargo.lock (the one the other generated
     /// projects build with, so that their compiled crates are reused, where a reader's first
     /// build resolves the newest), and the envtest binaries `make setup-envtest` would
-    /// download from GitHub into bin/k8s/.
-    fn prepare_project(&mut self) {
-        let project = &self.cwd;
+    /// download from GitHub into bin/k8s/. And the runtime's files get the times of the
+    /// workspace's files they were written from, as the golden trees' do (tests/generated.rs):
+    /// the runtime compiled for those is then reused, not compiled again (rbuilder writes it
+    /// byte for byte, but for its header; the project's own code is compiled as a reader's).
+    fn prepare_project(&self, project: &Path) {
         if !project.join("Cargo.toml").is_file() {
             return;
+        }
+        if project.join("runtime/Cargo.toml").is_file() {
+            share_runtime_build(project);
         }
         if !project.join("Cargo.lock").exists() {
             let lock = repo().join("examples/demo-microservice/Cargo.lock");

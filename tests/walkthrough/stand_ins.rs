@@ -1,8 +1,10 @@
-//! The steps a walk does its own way (`sh stand-in=NAME` blocks): those that need what this
-//! machine lacks. Everything else is run as the document shows it.
+//! The steps a walk does its own way (`sh stand-in=NAME` blocks, `<!-- walk: stand-in=NAME -->`
+//! directives): those that need what this machine lacks, and what the reader has before a page
+//! starts. Everything else is run as the document shows it.
 
 use std::path::Path;
 
+use crate::common::repo;
 use crate::session::Session;
 
 /// Does the stand-in `name` for a block; an unknown name fails the walk.
@@ -13,10 +15,53 @@ pub fn run(name: &str, session: &mut Session) {
         "install-rbuilder" => {
             session.shell("command -v rbuilder >/dev/null");
         }
-        // `kind create cluster`: the walk's cluster is the control plane it started
-        // (scripts/control-plane), which KUBECONFIG names.
+        // `kind create cluster`: the walk's cluster is the control plane of the end-to-end
+        // tests (scripts/control-plane), which KUBECONFIG names, with two Nodes that KWOK
+        // simulates: the tutorial's end-to-end tests wait for the Deployment's Pods to be Ready.
         "cluster" => {
+            session.start_cluster(2);
             session.shell("kubectl get --raw /readyz >/dev/null");
+        }
+        // docs/migrating-from-kubebuilder.md: the reader's kubebuilder project, at
+        // `../my-go-operator`: a copy of kubebuilder's own test project, its testdata/project-v4
+        // as kubebuilder's commands made it (testdata/kubebuilder-projects/project-v4, whose
+        // README says which: PROJECT, the CRDs controller-gen wrote, samples, boilerplate, byte
+        // for byte; the migration reads nothing else). Not a project made here by
+        // scripts/kubebuilder: its CRDs need `make manifests` (controller-gen, built with Go
+        // modules from the Go module proxy: minutes) for files of the same kind. project-v4
+        // rather than the smaller `shop`: it has what the page is about after the dry run, a
+        // controller and webhooks for cert-manager's kinds (`external: true`), and most of
+        // what kubebuilder scaffolds (two controllers of one kind, a conversion, custom
+        // webhook paths, a cluster-scoped kind, webhooks for built-in types); and no golden
+        // tree builds it, so the walk is its only build.
+        "kubebuilder-project" => {
+            let project = session.from_root("../my-go-operator");
+            copy_tree(
+                &repo().join("testdata/kubebuilder-projects/project-v4"),
+                &project,
+            );
+        }
+        // docs/migrating-from-kubebuilder.md: a cluster where cert-manager is installed, whose
+        // CRDs the reader's `kubectl get crd` reads. The control plane, without Nodes (nothing
+        // runs on it), and cert-manager's own CRD files (testdata/crds/cert-manager, v1.21.1,
+        // unchanged) installed as its release installs them (its Pods would not run here, and
+        // the page reads the CRDs alone), so that rbuilder reads the CRDs as the API server
+        // serves them: with their status, defaults and metadata.
+        "cluster-with-cert-manager" => {
+            session.start_cluster(0);
+            let crds = repo().join("testdata/crds/cert-manager");
+            let files = [
+                "certificates.cert-manager.io.yaml",
+                "issuers.cert-manager.io.yaml",
+            ]
+            .map(|file| format!("-f {}", quoted(&crds.join(file))))
+            .join(" ");
+            // Server-side: the Issuer's CRD is too large for client-side apply's annotation.
+            session.shell(&format!("kubectl apply --server-side {files} >/dev/null"));
+            session.shell(
+                "kubectl wait --for condition=Established crd/certificates.cert-manager.io \
+                 crd/issuers.cert-manager.io >/dev/null",
+            );
         }
         // Building an image and loading or pushing it: there is no container engine, and no
         // Pod runs (the manager deployed stays Pending).
@@ -61,6 +106,20 @@ fn install_cert_manager_kinds(session: &mut Session) {
         "kubectl wait --for condition=Established crd/certificates.cert-manager.io \
          crd/issuers.cert-manager.io",
     );
+}
+
+/// Copies the files under `from` to `to`, a new folder.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).expect("a folder to copy").flatten() {
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            copy_tree(&source, &target);
+        } else {
+            std::fs::copy(&source, &target)
+                .unwrap_or_else(|e| panic!("cannot copy {}: {e}", source.display()));
+        }
+    }
 }
 
 fn quoted(path: &Path) -> String {

@@ -44,9 +44,9 @@ pub fn run(name: &str, session: &mut Session) {
         // docs/migrating-from-kubebuilder.md: a cluster where cert-manager is installed, whose
         // CRDs the reader's `kubectl get crd` reads. The control plane, without Nodes (nothing
         // runs on it), and cert-manager's own CRD files (testdata/crds/cert-manager, v1.21.1,
-        // unchanged) installed as its release installs them (its Pods would not run here, and
-        // the page reads the CRDs alone), so that rbuilder reads the CRDs as the API server
-        // serves them: with their status, defaults and metadata.
+        // unchanged) installed: not its Deployments, whose Pods would not run here, and of
+        // which the page reads nothing. So rbuilder reads the CRDs as an API server serves
+        // them, with their status and metadata, not the files.
         "cluster-with-cert-manager" => {
             session.start_cluster(0);
             let crds = repo().join("testdata/crds/cert-manager");

@@ -727,3 +727,34 @@ async fn a_webhook_for_another_projects_kind_sees_its_objects_once_its_crd_is_in
     assert_eq!(created.spec.limits.max, 5);
     assert!(env.webhook_calls(&GADGET_USERS.webhooks[0]) > 0);
 }
+
+/// Another project's CRD as `kubectl get crd <name> -o yaml` writes it (what
+/// docs/migrating-from-kubebuilder.md tells a reader to run): with the uid, resourceVersion,
+/// creationTimestamp, generation and status the API server it was read from set. It installs
+/// into the tests' control plane as a file of the project's own does.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_crd_file_read_from_a_cluster_installs_too() {
+    let yaml = {
+        // The cluster it is read from: Gadget's CRD is that operator's own.
+        let cluster = Environment::start(&GADGETS).await;
+        let crds: Api<CustomResourceDefinition> = Api::all(cluster.client());
+        let mut served = crds
+            .get("gadgets.envtest.rbuilder.io")
+            .await
+            .expect("the CRD");
+        assert!(served.metadata.uid.is_some() && served.status.is_some());
+        // kubectl leaves them out unless asked (--show-managed-fields).
+        served.metadata.managed_fields = None;
+        serde_saphyr::to_string(&served).expect("YAML")
+    };
+    let env = Environment::start(&GADGET_USERS).await;
+    env.install_crds(&yaml).await;
+
+    step("a gadget without limits gets them from the webhook");
+    let gadgets: Api<Gadget> = env.api();
+    let created = env
+        .apply(&gadgets, &Gadget::new("plain", GadgetSpec::default()))
+        .await;
+    assert_eq!(created.spec.limits.max, 5);
+}

@@ -188,7 +188,7 @@ pub(crate) async fn install_crd_file(client: &Client, yaml: &str) -> anyhow::Res
         if document["kind"] != "CustomResourceDefinition" {
             continue;
         }
-        let crd: CustomResourceDefinition = serde_json::from_value(document)?;
+        let crd: CustomResourceDefinition = serde_json::from_value(as_new(document))?;
         installed.push(apply(&api, &crd).await?);
     }
     if installed.is_empty() {
@@ -198,6 +198,21 @@ pub(crate) async fn install_crd_file(client: &Client, yaml: &str) -> anyhow::Res
         wait_until_served(client, &crd).await?;
     }
     Ok(())
+}
+
+/// `crd` as an object to create: without what the API server it was read from set (a file
+/// from `kubectl get crd <name> -o yaml` holds its uid, resourceVersion, creationTimestamp,
+/// generation, maybe managedFields, and its status), which this API server would refuse (an
+/// apply naming another cluster's uid is a conflict) or writes itself. Its name, labels,
+/// annotations and spec are the CRD.
+fn as_new(mut crd: Value) -> Value {
+    if let Some(metadata) = crd.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.retain(|key, _| matches!(key.as_str(), "name" | "labels" | "annotations"));
+    }
+    if let Some(crd) = crd.as_object_mut() {
+        crd.remove("status");
+    }
+    crd
 }
 
 /// Installs the Mutating- and ValidatingWebhookConfigurations of `operator`, calling the

@@ -168,8 +168,8 @@ impl Session {
         self.control_plane = Some(group);
     }
 
-    /// A path from the reader's starting folder (`../my-go-operator`).
-    pub fn from_root(&self, path: &str) -> PathBuf {
+    /// A path as the reader writes it in the folder they start in (`../my-go-operator`).
+    pub fn reader_path(&self, path: &str) -> PathBuf {
         self.root.join(path)
     }
 

@@ -35,7 +35,7 @@ pub fn run(name: &str, session: &mut Session) {
         // webhook paths, a cluster-scoped kind, webhooks for built-in types); and no golden
         // tree builds it, so the walk is its only build.
         "kubebuilder-project" => {
-            let project = session.from_root("../my-go-operator");
+            let project = session.reader_path("../my-go-operator");
             copy_tree(
                 &repo().join("testdata/kubebuilder-projects/project-v4"),
                 &project,

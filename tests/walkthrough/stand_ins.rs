@@ -63,8 +63,8 @@ pub fn run(name: &str, session: &mut Session) {
                  crd/issuers.cert-manager.io >/dev/null",
             );
         }
-        // Building an image and loading or pushing it: there is no container engine, and no
-        // Pod runs (the manager deployed stays Pending).
+        // Building an image and loading or pushing it: there is no container engine (KWOK's
+        // Nodes report the manager's Pod Running without running it).
         "image" => {}
         // cert-manager's release manifest comes from GitHub, which this machine cannot reach,
         // and its Pods would not run: its kinds alone, so that the API server stores the

@@ -46,7 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 passed=0
-pass() { passed=$((passed + 1)); echo "e2e-helm: ok: $*"; }
+pass() { passed=$((passed + 1)); echo "e2e-helm: ok [${SECONDS}s]: $*"; }
 fail() { echo "e2e-helm: FAILED: $*" >&2; echo "e2e-helm: $passed passed, 1 failed"; exit 1; }
 for _ in $(seq 1 1200); do
   [ -e "$control_plane_dir/ready" ] && break

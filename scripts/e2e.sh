@@ -66,7 +66,8 @@ cleanup() {
 }
 trap cleanup EXIT
 passed=0
-pass() { passed=$((passed + 1)); echo "e2e: ok: $*"; }
+# Each line says when (seconds since the script started): where the minutes go.
+pass() { passed=$((passed + 1)); echo "e2e: ok [${SECONDS}s]: $*"; }
 fail() { echo "e2e: FAILED: $*" >&2; echo "e2e: $passed passed, 1 failed"; exit 1; }
 for _ in $(seq 1 1200); do
   [ -e "$control_plane_dir/ready" ] && break

@@ -45,7 +45,7 @@ const WALKED: &[&str] = &["docs/tutorial.md", "docs/migrating-from-kubebuilder.m
 const EVENTUALLY: Duration = Duration::from_secs(6 * 60);
 
 /// How often it is tried.
-const RETRY: Duration = Duration::from_secs(2);
+const RETRY: Duration = Duration::from_millis(500);
 
 #[test]
 fn every_block_of_a_walked_document_says_what_the_walk_does_with_it() {

@@ -46,13 +46,18 @@ const START_ATTEMPTS: u32 = 3;
 /// The user of the admin client certificate.
 const ADMIN: &str = "rbuilder-envtest-admin";
 
-/// How many control planes run at once in a test process: tests run on every core by default,
-/// and each control plane takes about 300 MB and most of a core while it starts.
+/// How many control planes run at once in a test process: as many as tests run at once
+/// (`RUST_TEST_THREADS`, as libtest reads it, else one a core), at most 4, since each takes
+/// about 300 MB and most of a core while it starts. Tests that mostly wait (on a controller's
+/// retries, a Lease's expiry) run faster with more threads than cores, each with its own.
 fn concurrent_control_planes() -> &'static Semaphore {
     static PERMITS: OnceLock<Semaphore> = OnceLock::new();
     PERMITS.get_or_init(|| {
+        let threads = std::env::var("RUST_TEST_THREADS")
+            .ok()
+            .and_then(|threads| threads.parse::<usize>().ok());
         let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
-        Semaphore::new(cores.clamp(1, 4))
+        Semaphore::new(threads.unwrap_or(cores).clamp(1, 4))
     })
 }
 

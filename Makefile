@@ -17,13 +17,10 @@ export PATH := $(VENV)/bin:$(PATH)
 help: ## Show this help
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-# The runtime's tests mostly wait (on a controller's retries, a Lease's expiry, a manager's
-# shutdown), each on a control plane of its own: four at a time, where rbuilder's tests, which
-# mostly compile, run one per core.
 test: tools ## Run every test: unit, CLI, generated projects (with their integration tests), and end to end on a real control plane
 	assets=$$(scripts/envtest-assets) && export KUBEBUILDER_ASSETS="$$assets" && \
 	  cargo test -p rbuilder -- --include-ignored && \
-	  RUST_TEST_THREADS=4 cargo test -p rbuilder-runtime --all-features -- --include-ignored
+	  cargo test -p rbuilder-runtime --all-features -- --include-ignored
 	$(MAKE) e2e
 
 e2e: tools ## Only the end-to-end part: generated operators against etcd, kube-apiserver and kube-controller-manager

@@ -17,11 +17,34 @@ export PATH := $(VENV)/bin:$(PATH)
 help: ## Show this help
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
+# rbuilder's integration tests by name (tests/NAME.rs, tests/NAME/main.rs), in two lanes that
+# run side by side: those that build generated projects (cargo, in the shared target/: they
+# must run one after another), and those that only scaffold and compare (no cargo build: they
+# fill the time the first lane spends waiting on a linker or an API server). A new test file
+# lands in the first lane unless it is listed in the second.
+RBUILDER_TESTS := $(sort $(basename $(notdir $(wildcard tests/*.rs))) \
+  $(patsubst tests/%/main.rs,%,$(wildcard tests/*/main.rs)))
+SCAFFOLD_TESTS := cli combinations conformance golden kubebuilder_fixtures messages
+BUILD_TESTS := $(filter-out $(SCAFFOLD_TESTS),$(RBUILDER_TESTS))
+
+# The lanes' output is shown whole as each ends (--output-sync). The runtime's tests run
+# alone, after them: they wait for reconciles within deadlines, which builds beside them
+# would stretch.
 test: tools ## Run every test: unit, CLI, generated projects (with their integration tests), and end to end on a real control plane
-	assets=$$(scripts/envtest-assets) && export KUBEBUILDER_ASSETS="$$assets" && \
-	  cargo test -p rbuilder -- --include-ignored && \
+	cargo test -p rbuilder --no-run
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-builds test-scaffolds
+	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" \
 	  cargo test -p rbuilder-runtime --all-features -- --include-ignored
 	$(MAKE) e2e
+
+.PHONY: test-builds test-scaffolds
+test-builds: tools
+	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" cargo test -p rbuilder --bins \
+	  $(addprefix --test ,$(BUILD_TESTS)) -- --include-ignored
+
+test-scaffolds: tools
+	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" cargo test -p rbuilder \
+	  $(addprefix --test ,$(SCAFFOLD_TESTS)) -- --include-ignored
 
 e2e: tools ## Only the end-to-end part: generated operators against etcd, kube-apiserver and kube-controller-manager
 	scripts/e2e.sh

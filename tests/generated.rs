@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use common::control_plane::ControlPlane;
 use common::{
     as_a_users_build, project_dir, project_files, rbuilder, repo, share_runtime_build,
     shared_target_dir, snapshot, variants,
@@ -681,7 +682,142 @@ fn multigroup() {
 #[test]
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn namespaced() {
-    check_tree("namespaced");
+    let (tmp, dir) = copy_of("namespaced");
+    check_project(&dir);
+    check_watched_namespaces(tmp.path(), &dir);
+}
+
+/// The manager of a namespaced operator whose `WATCH_NAMESPACE` lists two other namespaces gets
+/// its role in each from the manifests (`make manifests`, then `make deploy`'s
+/// `kubectl kustomize config/default`), and nowhere else: asked of kube-apiserver's RBAC
+/// authorizer, as `kubectl auth can-i` asks it, once the rendered RBAC is applied.
+fn check_watched_namespaces(tmp: &Path, dir: &Path) {
+    let manager = dir.join("config/manager/manager.yaml");
+    let text = std::fs::read_to_string(&manager).expect("manager.yaml");
+    let field_ref = "        - name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace\n";
+    assert!(
+        text.contains(field_ref),
+        "manager.yaml sets WATCH_NAMESPACE from its namespace"
+    );
+    let listed =
+        "        - name: WATCH_NAMESPACE\n          value: $(POD_NAMESPACE),team-a,team-b\n";
+    std::fs::write(&manager, text.replace(field_ref, listed)).expect("write manager.yaml");
+    run(dir, "make", &["manifests"]);
+    run(
+        dir,
+        "cargo",
+        &[
+            "run",
+            "--locked",
+            "--features",
+            "manifests",
+            "--bin",
+            "manifests",
+            "--",
+            "--check",
+        ],
+    );
+    let rendered = run(dir, "kubectl", &["kustomize", "config/default"]);
+    check_restricted_pods(&rendered);
+
+    // The manager's ServiceAccount, its roles and their bindings, in the namespaces they name,
+    // and the CRDs they grant access to.
+    let kinds = [
+        "CustomResourceDefinition",
+        "Namespace",
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+    ];
+    let rbac: Vec<Value> = yaml_documents(&rendered)
+        .into_iter()
+        .filter(|o| kinds.contains(&o["kind"].as_str().unwrap_or_default()))
+        .collect();
+    let in_team = |o: &&Value| {
+        o["metadata"]["namespace"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("team-"))
+    };
+    let mut placed: Vec<String> = rbac
+        .iter()
+        .filter(in_team)
+        .map(|o| {
+            format!(
+                "{} {}/{}",
+                o["kind"].as_str().unwrap_or_default(),
+                o["metadata"]["namespace"].as_str().unwrap_or_default(),
+                o["metadata"]["name"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    placed.sort();
+    assert_eq!(
+        placed,
+        [
+            "Role team-a/namespaced-manager-role-team-a",
+            "Role team-b/namespaced-manager-role-team-b",
+            "RoleBinding team-a/namespaced-manager-rolebinding-team-a",
+            "RoleBinding team-b/namespaced-manager-rolebinding-team-b",
+        ]
+    );
+
+    let plane = ControlPlane::start(&tmp.join("control-plane"));
+    plane.ready();
+    for namespace in ["team-a", "team-b", "team-c"] {
+        plane.checked(&["create", "namespace", namespace], None);
+    }
+    let objects = rbac
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    plane.checked(&["apply", "-f", "-"], Some(&objects));
+    let account = "system:serviceaccount:namespaced-system:namespaced-controller-manager";
+    let may = |verb: &str, resource: &str, namespace: Option<&str>| {
+        let (resource, subresource) = resource.split_once('/').unwrap_or((resource, ""));
+        let subresource = format!("--subresource={subresource}");
+        let mut args = vec!["auth", "can-i", verb, resource, "--as", account];
+        if subresource != "--subresource=" {
+            args.push(&subresource);
+        }
+        match namespace {
+            Some(namespace) => args.extend(["-n", namespace]),
+            None => args.push("--all-namespaces"),
+        }
+        // `can-i` exits 1 for "no": the answer is its output.
+        match plane.kubectl(&args, None) {
+            Ok(answer) => answer.trim() == "yes",
+            Err(error) => {
+                assert!(error.is_empty(), "kubectl auth can-i: {error}");
+                false
+            }
+        }
+    };
+    for resource in ["guestbooks.devops.my.domain", "deployments.apps"] {
+        for namespace in ["namespaced-system", "team-a", "team-b"] {
+            assert!(
+                may("watch", resource, Some(namespace)),
+                "watch {resource} in {namespace}"
+            );
+        }
+        assert!(
+            !may("watch", resource, Some("team-c")),
+            "watch {resource} in team-c"
+        );
+        assert!(!may("watch", resource, None), "watch {resource} everywhere");
+    }
+    assert!(may(
+        "patch",
+        "guestbooks.devops.my.domain/status",
+        Some("team-b")
+    ));
+    // Leader election stays in the manager's namespace.
+    assert!(may(
+        "create",
+        "leases.coordination.k8s.io",
+        Some("namespaced-system")
+    ));
+    assert!(!may("create", "leases.coordination.k8s.io", Some("team-a")));
 }
 
 #[test]

@@ -64,6 +64,8 @@ mod serve;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod tls;
+#[cfg(feature = "manifests")]
+mod watched_roles;
 pub mod webhook;
 
 pub use context::Context;

@@ -77,7 +77,10 @@ pub fn main(operator: &Operator, root: &str) -> ExitCode {
 
 #[cfg(feature = "manifests")]
 fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode> {
-    let manifests = manifests(operator)?;
+    let mut manifests = manifests(operator)?;
+    if operator.scope == WatchScope::Namespace {
+        manifests.extend(crate::watched_roles::files(root)?);
+    }
     if check {
         let stale: Vec<&PathBuf> = manifests
             .iter()

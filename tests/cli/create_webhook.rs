@@ -384,3 +384,36 @@ fn a_conversion_alone_lists_no_webhook_configurations_until_an_admission_webhook
         "a conversion, then a defaulter",
     );
 }
+
+/// In a namespaced operator whose `make manifests` has started the list of replacements (the
+/// manager's Roles in the other namespaces it watches, see the runtime's `watched_roles.rs`),
+/// the webhook's replacement joins that list: one `replacements:` key, both entries.
+#[test]
+fn a_webhook_joins_the_replacements_of_the_watched_namespaces() {
+    let (_tmp, dir) = project_dir("example");
+    rbuilder(&dir, &["init", "--domain", "my.domain", "--namespaced"]).success();
+    rbuilder(&dir, DEMO).success();
+    // As `make manifests` leaves it once WATCH_NAMESPACE lists another namespace.
+    let path = dir.join("config/default/kustomization.yaml");
+    let default = fs::read_to_string(&path).expect("read");
+    let started = default.replacen(
+        "\n#replacements:\n",
+        "\nreplacements:\n- path: watched_namespaces.yaml\n",
+        1,
+    );
+    assert_ne!(
+        started, default,
+        "a commented-out list of replacements:\n{default}"
+    );
+    fs::write(&path, started).expect("write");
+
+    rbuilder(&dir, &webhook_args("v1", &["--defaulting"])).success();
+    let default = read(&dir, "config/default/kustomization.yaml");
+    assert_eq!(default.matches("\nreplacements:\n").count(), 1, "{default}");
+    assert!(
+        default.contains(
+            "\nreplacements:\n- path: watched_namespaces.yaml\n- path: webhook_replacements.yaml\n"
+        ),
+        "{default}"
+    );
+}

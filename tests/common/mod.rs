@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod control_plane;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

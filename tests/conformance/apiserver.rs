@@ -9,104 +9,38 @@
 //! cluster-wide, and sequences scaffold CRDs of the same names, so one sequence at a time has
 //! its CRDs installed.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::repo;
+use crate::common;
 use crate::normalize::Objects;
 use crate::observe;
 
 /// The source the verdicts are compared as.
 pub const SOURCE: &str = "kube-apiserver";
 
-/// A control plane run by `scripts/control-plane`, stopped when dropped.
+/// The shared control plane, and the lock held while one sequence has its CRDs installed.
 pub struct ControlPlane {
-    child: Child,
-    dir: PathBuf,
-    kubectl: PathBuf,
-    /// Held while one sequence has its CRDs installed.
+    plane: common::control_plane::ControlPlane,
     installed: Mutex<()>,
 }
 
 impl ControlPlane {
-    /// Starts one in `dir`; [`ControlPlane::ready`] waits for it.
+    /// Starts one in `dir`; the first comparison waits for it.
     pub fn start(dir: &Path) -> ControlPlane {
-        let assets = Command::new(repo().join("scripts/envtest-assets"))
-            .output()
-            .expect("run scripts/envtest-assets");
-        assert!(
-            assets.status.success(),
-            "scripts/envtest-assets failed:\n{}",
-            String::from_utf8_lossy(&assets.stderr)
-        );
-        let assets = PathBuf::from(String::from_utf8_lossy(&assets.stdout).trim());
-        let kubectl = assets.join("kubectl");
-        let kubectl = if kubectl.is_file() {
-            kubectl
-        } else {
-            PathBuf::from("kubectl")
-        };
-        let child = Command::new(repo().join("scripts/control-plane"))
-            .arg(dir)
-            .env("KUBEBUILDER_ASSETS", &assets)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run scripts/control-plane");
-        ControlPlane {
-            child,
-            dir: dir.to_owned(),
-            kubectl,
-            installed: Mutex::new(()),
-        }
+        let plane = common::control_plane::ControlPlane::start(dir);
+        let installed = Mutex::new(());
+        ControlPlane { plane, installed }
     }
 
-    /// Waits until the API server is ready (`scripts/control-plane` makes `ready`).
-    fn ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(180);
-        while !self.dir.join("ready").exists() {
-            assert!(
-                Instant::now() < deadline,
-                "the control plane did not get ready in 3 minutes: see {}/*.log",
-                self.dir.display()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    /// `kubectl args`, with `stdin`: its stdout, or its stderr as the error.
     fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> Result<String, String> {
-        let mut child = Command::new(&self.kubectl)
-            .args(args)
-            .env("KUBECONFIG", self.dir.join("kubeconfig"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run kubectl");
-        if let Some(text) = stdin {
-            let mut pipe = child.stdin.take().expect("kubectl's stdin");
-            pipe.write_all(text.as_bytes()).expect("write to kubectl");
-        }
-        drop(child.stdin.take());
-        let out = child.wait_with_output().expect("kubectl's output");
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-        }
+        self.plane.kubectl(args, stdin)
     }
 
-    /// `kubectl args` that must succeed.
     fn checked(&self, args: &[&str], stdin: Option<&str>) {
-        if let Err(error) = self.kubectl(args, stdin) {
-            panic!("kubectl {} failed: {error}", args.join(" "));
-        }
+        self.plane.checked(args, stdin);
     }
 
     /// The verdicts on every sample of both projects under kubebuilder's CRDs (`kb`, the
@@ -131,7 +65,7 @@ impl ControlPlane {
         if samples.is_empty() {
             return (Objects::new(), Objects::new());
         }
-        self.ready();
+        self.plane.ready();
         let _installed = self.installed.lock().unwrap_or_else(|e| e.into_inner());
         let under = |project: &Path| -> Vec<Result<(), String>> {
             let crds = crds(project);
@@ -174,16 +108,6 @@ impl ControlPlane {
                 .insert(name.clone(), json!({ "verdict": verdict(&rb, &kb) }));
         }
         out
-    }
-}
-
-impl Drop for ControlPlane {
-    fn drop(&mut self) {
-        // SIGTERM: the script stops the three in order (a SIGKILL would leave them running).
-        let _ = Command::new("kill")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
     }
 }
 

@@ -98,12 +98,18 @@ pub(super) fn plan_kustomize(
 
     plan.update(paths::DEFAULT_KUSTOMIZATION.to_owned(), |text| {
         let mut text = text.to_owned();
+        // `make manifests` may have started a list of replacements already (the manager's
+        // Roles in the other namespaces it watches): the webhook's joins it.
+        let replacements = match text.lines().any(|line| line == "replacements:") {
+            true => "#- path: webhook_replacements.yaml\n",
+            false => "#replacements:\n#- path: webhook_replacements.yaml\n",
+        };
         for block in [
             "#- ../certmanager\n",
             "#- ../webhook\n",
             "#patches:\n",
             "#- path: manager_webhook_patch.yaml\n#  target:\n#    kind: Deployment\n#    name: controller-manager\n",
-            "#replacements:\n#- path: webhook_replacements.yaml\n",
+            replacements,
         ] {
             let enabled = block.replace("\n#", "\n").trim_start_matches('#').to_owned();
             text = text.replacen(block, &enabled, 1);

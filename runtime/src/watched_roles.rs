@@ -69,10 +69,15 @@ pub(crate) fn files(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
 /// The namespaces `WATCH_NAMESPACE` lists other than the manager's own: empty when it is the
 /// manager's namespace (the `fieldRef` a namespaced project starts with).
 fn other_namespaces(root: &Path) -> anyhow::Result<Vec<String>> {
-    let Some(list) = watch_namespace(&read(root, MANAGER_FILE)?)? else {
+    // A project without the file (a layout of its own) lists nothing there.
+    let Some(manager) = read_if_any(root, MANAGER_FILE)? else {
         return Ok(Vec::new());
     };
-    let own = own_namespace(&read(root, DEFAULT_KUSTOMIZATION)?);
+    let Some(list) = watch_namespace(&manager)? else {
+        return Ok(Vec::new());
+    };
+    let default = read_if_any(root, DEFAULT_KUSTOMIZATION)?;
+    let own = default.as_deref().and_then(own_namespace);
     let mut others = Vec::new();
     for name in Namespaces::parse(&list).names() {
         if name == OWN || Some(name) == own.as_ref() {
@@ -93,6 +98,15 @@ fn other_namespaces(root: &Path) -> anyhow::Result<Vec<String>> {
 
 fn read(root: &Path, path: &str) -> anyhow::Result<String> {
     fs::read_to_string(root.join(path)).with_context(|| format!("cannot read {path}"))
+}
+
+/// The file at `path`, or none if there is no such file.
+fn read_if_any(root: &Path, path: &str) -> anyhow::Result<Option<String>> {
+    match fs::read_to_string(root.join(path)) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error).with_context(|| format!("cannot read {path}")),
+    }
 }
 
 /// The value of `WATCH_NAMESPACE` given to the manager's container, if it is a value (not a
@@ -406,6 +420,13 @@ mod tests {
         assert!(objects.iter().all(Value::is_null), "{objects:?}");
         let replacements: Vec<Value> = serde_saphyr::from_str(&files[1].1).expect("YAML");
         assert_eq!(replacements, Vec::<Value>::new());
+    }
+
+    #[test]
+    fn a_project_without_the_managers_manifest_needs_no_file() {
+        let dir = project(&value("$(POD_NAMESPACE),team-a"));
+        fs::remove_file(dir.path().join(MANAGER_FILE)).expect("removed");
+        assert_eq!(files(dir.path()).expect("files"), []);
     }
 
     #[test]

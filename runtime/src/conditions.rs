@@ -2,9 +2,11 @@
 //! sets them, so that `kubectl wait --for=condition=...`, kstatus and Argo CD read them as they
 //! read any Kubernetes object's.
 
+use std::time::Duration;
+
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
-use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Value, json};
 
@@ -123,6 +125,42 @@ pub fn of_deployment(
     vec![available, progressing, degraded]
 }
 
+/// How long the status of an object waits for the first report of the Deployment it runs as,
+/// at most: see [`first_report_due`].
+pub const FIRST_REPORT_WAIT: Duration = Duration::from_secs(5);
+
+/// How long to wait before writing the status of an object that runs as `deployment`, when
+/// waiting saves a write: the Deployment was made less than [`FIRST_REPORT_WAIT`] ago and the
+/// Deployment controller has not reported on it yet (no `status.observedGeneration`). On a
+/// working cluster it reports within moments, and its report brings another reconcile (the
+/// controller watches its Deployments); a status written before it would only say that the
+/// Deployment has not reported yet (`Available` `Unknown`, reason `Pending`), and be replaced
+/// at once. `None`: write the status now, `Pending` included when the report is late (no
+/// Deployment controller, as in envtest, or one far behind). A later change of the Deployment
+/// writes the status at once: the report of the one before is there.
+///
+/// ```no_run
+/// # use k8s_openapi::api::apps::v1::Deployment;
+/// # use rbuilder_runtime::{conditions, controller::Action};
+/// # fn f(deployment: &Deployment) -> Option<Action> {
+/// if let Some(wait) = conditions::first_report_due(deployment) {
+///     return Some(Action::requeue(wait));
+/// }
+/// # None }
+/// ```
+pub fn first_report_due(deployment: &Deployment) -> Option<Duration> {
+    let reported = deployment.status.as_ref();
+    if reported.is_some_and(|status| status.observed_generation.is_some()) {
+        return None;
+    }
+    let created = deployment.metadata.creation_timestamp.as_ref()?.0;
+    let wait = SignedDuration::try_from(FIRST_REPORT_WAIT).ok()?;
+    let left = wait - Timestamp::now().duration_since(created);
+    // Never longer than the whole wait, should this clock be behind the API server's.
+    let left = Duration::try_from(left.min(wait)).ok()?;
+    (!left.is_zero()).then_some(left)
+}
+
 /// The conditions `Available` and `Progressing` `False`, and `Degraded` `True`, all with `reason`
 /// and `message`: an object that cannot run, e.g. because its Deployment is someone else's.
 pub fn refused(
@@ -192,6 +230,44 @@ const TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Deployment made `age` ago (negative: this clock is behind the API server's), with the
+    /// status `reported`.
+    fn made_ago(age: SignedDuration, reported: Value) -> Deployment {
+        serde_json::from_value(json!({
+            "metadata": {"name": "web", "creationTimestamp": Timestamp::now() - age},
+            "status": reported,
+        }))
+        .expect("a Deployment")
+    }
+
+    #[test]
+    fn a_new_deployment_without_a_report_is_waited_for() {
+        let wait = first_report_due(&made_ago(SignedDuration::from_secs(2), json!({})));
+        let wait = wait.expect("a wait");
+        assert!(
+            wait <= Duration::from_secs(3) && wait > Duration::from_secs(2),
+            "{wait:?}"
+        );
+    }
+
+    #[test]
+    fn a_late_report_or_one_that_came_is_not_waited_for() {
+        let late = made_ago(SignedDuration::from_secs(6), json!({}));
+        assert_eq!(first_report_due(&late), None);
+        let reported = json!({"observedGeneration": 1});
+        let reported = made_ago(SignedDuration::from_secs(1), reported);
+        assert_eq!(first_report_due(&reported), None);
+        let mut unknown = made_ago(SignedDuration::ZERO, json!(null));
+        unknown.metadata.creation_timestamp = None;
+        assert_eq!(first_report_due(&unknown), None);
+    }
+
+    #[test]
+    fn a_clock_behind_the_api_servers_waits_no_longer_than_the_whole_wait() {
+        let ahead = made_ago(SignedDuration::from_secs(-3600), json!({}));
+        assert_eq!(first_report_due(&ahead), Some(FIRST_REPORT_WAIT));
+    }
 
     #[test]
     fn the_transition_time_is_kept_while_the_status_is_unchanged() {

@@ -95,6 +95,12 @@ impl Debug for Namespaces {
 /// of an object's size), as kube's `reflect` gives them. A watch that fails (a missing RBAC
 /// rule, a conversion webhook down a moment) is retried with a growing delay, not in a tight
 /// loop.
+///
+/// Its lists are served from the API server's watch cache (`resourceVersion=0`), as client-go's
+/// informers list, not read from etcd page by page: a manager that starts beside 10,000 objects
+/// of a kind otherwise sends 20 paged reads of etcd for them, and waits for all of them before
+/// its first reconcile (bench/README.md). The list may lag the cluster by the watch cache's
+/// delay, as any cached read does; the watch that follows brings what it missed.
 pub(crate) fn reflected<K>(
     mut apis: Vec<Api<K>>,
     config: watcher::Config,
@@ -104,7 +110,7 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let watch = move |api: Api<K>| {
-        watcher(api, config.clone())
+        watcher(api, config.clone().any_semantic())
             .default_backoff()
             .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
     };

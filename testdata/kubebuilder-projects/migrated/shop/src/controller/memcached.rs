@@ -55,7 +55,14 @@ impl Reconciler for MemcachedReconciler {
         // Without spec.replicas, whoever scales the Deployment owns its replicas.
         let owned = ctx.owned(&*obj).release(&["spec", "replicas"]);
         let status = match owned.apply(deployment).await {
-            Ok(applied) => status(&obj, &applied.object),
+            Ok(applied) => {
+                // A new Deployment: its controller reports on it within moments, which brings
+                // another reconcile; a status written before that would only say "Pending".
+                if let Some(wait) = conditions::first_report_due(&applied.object) {
+                    return Ok(Action::requeue(wait));
+                }
+                status(&obj, &applied.object)
+            }
             Err(owned::Error::Taken(taken)) => {
                 // Someone else's: the status says whose; the runtime retries with a backoff.
                 ctx.apply_status(&*obj, &refused_status(&obj, &taken))

@@ -51,13 +51,16 @@
 #   here, where the operator's are the only Deployments. (kubebuilder's controller as generated
 #   puts no label on its Deployments, so its cache cannot be narrowed to them without changing
 #   the controller.)
-# - client rate limits: none in either (controller-runtime turns client-go's off since 0.19,
-#   kube-rs has none).
+# - client-side rate limit: none in either: controller-runtime v0.25 sets none (its GetConfig
+#   leaves the bound to the API server's Priority and Fairness), rbuilder's manager is run with
+#   --kube-api-qps=0 (its default, 20 a second after a burst of 30, would make the run about the
+#   limit: 10,000 objects at 4 or 5 requests each is 40 minutes at 20 a second).
 # kubebuilder's controller otherwise runs as generated, with the port name fix of
 # bench/demo_projects.sh.
 #
 # Environment: SCALE_OBJECTS (10000), RUNS (3), SCALE_CONCURRENCY (10), SCALE_RATE (0: as fast
-# as possible), SCALE_SETTLE (65 s), TIME_LIMIT (3600 s, for each run's creates). The nodes:
+# as possible), SCALE_SETTLE (65 s), TIME_LIMIT (3600 s, for each run's creates), SCALE_OPERATORS
+# ("rust go"; "rust" alone to try a change of the Rust operator: the Go column then shows "–"). The nodes:
 # enough of them at 110 Pods each for 1.3 times the objects. Needs cargo, go, python3, openssl,
 # curl, and builds rbuilder, kubebuilder (scripts/kubebuilder), the control plane's binaries
 # (scripts/envtest-assets) and KWOK (scripts/kwok) if they are not built yet. 10,000 objects took
@@ -73,6 +76,7 @@ concurrency=${SCALE_CONCURRENCY:-10}
 rate=${SCALE_RATE:-0}
 settle=${SCALE_SETTLE:-65}
 time_limit=${TIME_LIMIT:-3600}
+operators=${SCALE_OPERATORS:-rust go}
 node_pods=110
 nodes=$(((objects * 13 / 10 + node_pods - 1) / node_pods))
 for tool in cargo go python3 openssl curl; do
@@ -176,7 +180,9 @@ cp examples/demo-microservice/Cargo.lock "$rust_project/"
 (cd "$rust_project" && CARGO_TARGET_DIR=$repo/target \
   run "$work/build-rust.log" cargo build --release --locked --bin demo-microservice)
 cp "$repo/target/release/demo-microservice" "$work/rust-manager"
-(cd "$go_project" && run "$work/build-go.log" env CGO_ENABLED=0 go build -o "$work/go-manager" ./cmd/main.go)
+if [[ " $operators " == *" go "* ]]; then
+  (cd "$go_project" && run "$work/build-go.log" env CGO_ENABLED=0 go build -o "$work/go-manager" ./cmd/main.go)
+fi
 
 # --- Running ------------------------------------------------------------------------------------
 kib() { awk -v key="$1:" '$1 == key { print $2 }' "/proc/$manager/status"; }
@@ -186,9 +192,10 @@ cpu_ms() { # utime + stime, fields 14 and 15 (the command name in field 2 has no
 
 # start_manager NAME DIR: starts NAME's manager ($manager) on the ports $probe_port and
 # $metrics_port. As deployed, kubebuilder's takes its operand's image from the environment;
-# --zap-devel=false: info level, as rbuilder's (see the top).
+# --zap-devel=false: info level, as rbuilder's; --kube-api-qps=0: no client-side limit, as
+# kubebuilder's (see the top).
 start_manager() {
-  local name=$1 dir=$2 flags=()
+  local name=$1 dir=$2 flags=(--kube-api-qps=0)
   [ "$name" = go ] && flags=(--zap-devel=false)
   env DEMOMICROSERVICE_IMAGE="$demo_image" "$work/$name-manager" "${flags[@]}" \
     --health-probe-bind-address="127.0.0.1:$probe_port" \
@@ -318,8 +325,13 @@ measure() {
 }
 
 for i in $(seq "$runs"); do
-  measure rust "$i" "$rust_project/config/crd/bases" "$demo_spec_rust"
-  measure go "$i" "$go_project/config/crd/bases" "$demo_spec_go"
+  for name in $operators; do
+    case $name in
+    rust) measure rust "$i" "$rust_project/config/crd/bases" "$demo_spec_rust" ;;
+    go) measure go "$i" "$go_project/config/crd/bases" "$demo_spec_go" ;;
+    *) echo "error: SCALE_OPERATORS lists $name: rust or go" >&2 && exit 1 ;;
+    esac
+  done
 done
 apiserver=$("$assets/kube-apiserver" --version | awk '{ print $2 }')
 
@@ -327,13 +339,16 @@ apiserver=$("$assets/kube-apiserver" --version | awk '{ print $2 }')
 # median NAME KEY: the median over the runs of NAME's figure KEY.
 median() {
   local i
-  for i in $(seq "$runs"); do figure "$work/$1-$i/figures.txt" "$2"; done |
-    sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+  for i in $(seq "$runs"); do
+    if [ -e "$work/$1-$i/figures.txt" ]; then figure "$work/$1-$i/figures.txt" "$2"; fi
+  done | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 # all NAME KEY: each run's figure, for the notes.
 all() {
   local i
-  for i in $(seq "$runs"); do figure "$work/$1-$i/figures.txt" "$2"; done | paste -sd ' '
+  for i in $(seq "$runs"); do
+    if [ -e "$work/$1-$i/figures.txt" ]; then figure "$work/$1-$i/figures.txt" "$2"; fi
+  done | paste -sd ' '
 }
 # row LABEL KEY UNIT [PER]: UNIT is ms, s, kib-mib, cpu (ms to s), count, per (KEY / objects).
 row() {
@@ -384,7 +399,7 @@ echo "|---|---|---|---|"
 echo "| reconcile concurrency | $concurrency | ${rust_default:-?} (0: no limit) | 1 |"
 echo "| log level | info | info | debug (zap development mode, stack traces from warnings) |"
 echo "| cache | DemoMicroServices and Deployments (only the operator's exist), no managedFields | the same; Deployments: only those labelled as its own | every Deployment of the cluster, with managedFields |"
-echo "| client rate limit | none | none | none |"
+echo "| client-side rate limit | none | 20/s after a burst of 30 (--kube-api-qps, --kube-api-burst) | none |"
 echo
 echo "Each run's figures, in run order (Rust, then Go):"
 for key in available p95 peak_rss cpu created_writes restart_writes; do

@@ -83,15 +83,17 @@ use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
 use crate::{Context, Operator, WatchScope, error_chain, webhook};
 
-/// --kube-api-qps by default: controller-runtime's manager's (client-go's own is 5).
+/// --kube-api-qps by default: a bound of its own on the load one operator puts on the API
+/// server when all its objects fail at once (bench/faults.sh), the figure controller-runtime's
+/// `GetConfig` used to set (client-go's own is 5). controller-runtime v0.25 sets no
+/// client-side limit and leaves the API server's Priority and Fairness to bound it: 0 here.
 pub(crate) const KUBE_API_QPS: f32 = 20.0;
 
-/// --kube-api-burst by default: controller-runtime's manager's (client-go's own is 10).
+/// --kube-api-burst by default: see [`KUBE_API_QPS`] (client-go's own is 10).
 pub(crate) const KUBE_API_BURST: u32 = 30;
 
-/// The manager's flags: those of kubebuilder projects, and the client-side rate limit that
-/// controller-runtime sets in code (`--kube-api-qps`, `--kube-api-burst`, as Cluster API's
-/// managers name them).
+/// The manager's flags: those of kubebuilder projects, and the client-side rate limit
+/// (`--kube-api-qps`, `--kube-api-burst`, as Cluster API's managers name them).
 #[derive(Parser, Debug)]
 pub struct Flags {
     /// Address the /metrics endpoint binds to: "host:port", ":port" (":8443" is every
@@ -159,13 +161,13 @@ pub struct Flags {
     pub leader_elect: bool,
 
     /// The most requests a second the controllers send to the API server, their reconciles,
-    /// watches and Events together, past --kube-api-burst: client-go's client-side limit, 20
-    /// as controller-runtime's manager sets it; 0 for no limit. Leader election has its own.
+    /// watches and Events together, past --kube-api-burst: client-go's client-side limit; 0
+    /// for none, as controller-runtime v0.25 has (it leaves the bound to the API server's
+    /// Priority and Fairness). Leader election has its own.
     #[arg(long, default_value_t = KUBE_API_QPS, value_name = "QPS")]
     pub kube_api_qps: f32,
 
-    /// How many requests the controllers may send at once before --kube-api-qps paces them
-    /// (controller-runtime's manager: 30).
+    /// How many requests the controllers may send at once before --kube-api-qps paces them.
     #[arg(long, default_value_t = KUBE_API_BURST, value_name = "REQUESTS")]
     pub kube_api_burst: u32,
 

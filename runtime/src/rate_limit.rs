@@ -85,7 +85,7 @@ pub(crate) fn reserve(bucket: &SharedBucket) -> Duration {
 }
 
 /// The manager's requests to the API server, at most `qps` a second after a burst of `burst`:
-/// client-go's client-side rate limit, which controller-runtime's manager sets to 20 and 30.
+/// client-go's client-side rate limit (`--kube-api-qps`, `--kube-api-burst`).
 /// A request waits for its token before it is sent, in the order they came.
 #[derive(Clone, Debug)]
 pub(crate) struct ClientRateLimitLayer {

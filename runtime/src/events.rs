@@ -16,6 +16,12 @@
 //!   [`SPAM_REFILL`] (client-go's `EventSourceObjectSpamFilter`, 25 and 5 minutes); the others
 //!   are dropped, so that many failing objects do not flood the API server with Events.
 //!
+//!
+//! What it remembers of its Events is bounded as client-go's caches are: at most
+//! [`MAX_REMEMBERED`] entries each, those unused longest going first, so that a manager with
+//! 10,000 objects that each got an Event (`Created`) does not keep 10,000 of each for the
+//! [`SERIES_TTL`], nor look through them all at each Event.
+//!
 //! kube-runtime's `Recorder` leaves the note out of what makes a repeat, and an Event's note
 //! cannot be changed: every repeat would show the first note.
 
@@ -48,6 +54,12 @@ pub const MAX_NOTES: usize = 10;
 /// The prefix of a combined Event's note: client-go's.
 const COMBINED: &str = "(combined from similar events): ";
 
+/// How many entries each of the recorder's memories holds at most (the series of Events, the
+/// combined Events, the spam filter's buckets): client-go's `maxLruCacheEntries`. Past it, the
+/// entry used longest ago is forgotten: a repeat of its Event then starts a new Event, and its
+/// object's spam filter starts full again, as in client-go.
+pub const MAX_REMEMBERED: usize = 4096;
+
 /// How many Events of one type about one object are published at once (client-go's spam
 /// filter's burst).
 pub const SPAM_BURST: u32 = 25;
@@ -66,16 +78,20 @@ pub(crate) struct Recorder {
     state: Mutex<State>,
 }
 
-/// What the recorder remembers of the Events it published.
+/// What the recorder remembers of the Events it published, [`MAX_REMEMBERED`] entries of each
+/// at most.
 #[derive(Default)]
 struct State {
-    /// The Events published, by what makes a repeat.
-    published: HashMap<Key, Published>,
+    /// The Events published, by their key without the note (what Events alike but for their
+    /// note share), then by note: a repeat, and how many notes the alike have had.
+    published: HashMap<Key, HashMap<Option<String>, Published>>,
     /// The newest combined Event of Events alike but for their note (their key without the
     /// note), and the note it combined last.
     combined: HashMap<Key, (Option<String>, Published)>,
-    /// The spam filter's bucket of each object and type.
-    spam: HashMap<SpamKey, TokenBucket>,
+    /// The spam filter's bucket of each object and type, and when it was last used.
+    spam: HashMap<SpamKey, (TokenBucket, tokio::time::Instant)>,
+    /// When the entries past [`SERIES_TTL`] and the full buckets were last dropped.
+    swept: Option<tokio::time::Instant>,
 }
 
 /// What makes an Event a repeat of another.
@@ -250,15 +266,17 @@ impl State {
     /// spam filter drops it.
     fn plan(&mut self, key: &Key, now: Timestamp) -> Option<(Slot, Plan)> {
         let instant = tokio::time::Instant::now();
-        self.published.retain(|_, p| p.last + SERIES_TTL > now);
-        self.combined.retain(|_, (_, p)| p.last + SERIES_TTL > now);
-        // A full bucket is what a new one would be.
-        self.spam.retain(|_, bucket| !bucket.is_full(instant));
+        self.sweep(now, instant);
+        let spam_key = (key.regarding.clone(), key.type_);
+        if !self.spam.contains_key(&spam_key) {
+            forget_oldest(&mut self.spam, |(_, used)| *used);
+        }
         let refill = 1.0 / SPAM_REFILL.as_secs_f64();
-        let bucket = self
+        let (bucket, used) = self
             .spam
-            .entry((key.regarding.clone(), key.type_))
-            .or_insert_with(|| TokenBucket::new(refill, SPAM_BURST, instant));
+            .entry(spam_key)
+            .or_insert_with(|| (TokenBucket::new(refill, SPAM_BURST, instant), instant));
+        *used = instant;
         if !bucket.try_take(instant) {
             return None;
         }
@@ -275,11 +293,11 @@ impl State {
             };
             return Some((Slot::Combined(similar, key.note.clone()), plan));
         }
-        if let Some(series) = self.published.get(key) {
+        let notes = self.published.get(&similar);
+        if let Some(series) = notes.and_then(|notes| notes.get(&key.note)) {
             return Some((Slot::Plain(key.clone()), Plan::Repeat(series.clone())));
         }
-        let notes = self.published.keys().filter(|other| other.is_like(key));
-        if notes.count() >= MAX_NOTES {
+        if notes.map_or(0, HashMap::len) >= MAX_NOTES {
             let plan = Plan::New {
                 note: combined_note(key.note.as_deref()),
                 count: 1,
@@ -296,13 +314,64 @@ impl State {
     /// Remembers `published` in `slot`.
     fn record(&mut self, slot: Slot, published: Published) {
         match slot {
-            Slot::Plain(key) => {
-                self.published.insert(key, published);
+            Slot::Plain(mut key) => {
+                let note = key.note.take();
+                if !self.published.contains_key(&key) {
+                    forget_oldest(&mut self.published, newest_of);
+                }
+                self.published
+                    .entry(key)
+                    .or_default()
+                    .insert(note, published);
             }
             Slot::Combined(similar, note) => {
+                if !self.combined.contains_key(&similar) {
+                    forget_oldest(&mut self.combined, |(_, series)| series.last);
+                }
                 self.combined.insert(similar, (note, published));
             }
         }
+    }
+
+    /// Drops the series older than [`SERIES_TTL`] and the spam filter's full buckets (a full
+    /// bucket is what a new one would be), once a second at most: a look at every entry.
+    fn sweep(&mut self, now: Timestamp, instant: tokio::time::Instant) {
+        if self
+            .swept
+            .is_some_and(|swept| instant < swept + Duration::from_secs(1))
+        {
+            return;
+        }
+        self.swept = Some(instant);
+        let live = |series: &Published| series.last + SERIES_TTL > now;
+        self.published.retain(|_, notes| {
+            notes.retain(|_, series| live(series));
+            !notes.is_empty()
+        });
+        self.combined.retain(|_, (_, series)| live(series));
+        self.spam.retain(|_, (bucket, _)| !bucket.is_full(instant));
+    }
+}
+
+/// The newest of the series of Events alike but for their note.
+fn newest_of(notes: &HashMap<Option<String>, Published>) -> Timestamp {
+    let last = notes.values().map(|series| series.last);
+    last.max().unwrap_or(Timestamp::MIN)
+}
+
+/// Makes room for one more entry in `map` if it holds [`MAX_REMEMBERED`]: forgets the entry
+/// whose `used` is the oldest.
+fn forget_oldest<K, V, T>(map: &mut HashMap<K, V>, used: impl Fn(&V) -> T)
+where
+    K: Clone + Eq + std::hash::Hash,
+    T: Ord,
+{
+    if map.len() < MAX_REMEMBERED {
+        return;
+    }
+    let oldest = map.iter().min_by_key(|(_, value)| used(value));
+    if let Some(key) = oldest.map(|(key, _)| key.clone()) {
+        map.remove(&key);
     }
 }
 
@@ -328,23 +397,6 @@ impl Key {
             note: None,
             ..self.clone()
         }
-    }
-
-    /// Whether `other` is the same kind of Event about the same object, whatever its note.
-    fn is_like(&self, other: &Key) -> bool {
-        (
-            self.type_,
-            &self.reason,
-            &self.action,
-            &self.regarding,
-            &self.related,
-        ) == (
-            other.type_,
-            &other.reason,
-            &other.action,
-            &other.regarding,
-            &other.related,
-        )
     }
 
     fn of(event: &Event, regarding: &ObjectReference) -> Self {
@@ -607,6 +659,53 @@ mod tests {
                 .expect("published");
         }
         server.await.expect("the API server's script");
+    }
+
+    /// Events about more objects than the recorder remembers (a `Created` Event for each of
+    /// 10,000 new objects) leave at most MAX_REMEMBERED entries in each of its memories, those
+    /// used longest ago forgotten: the newest is still a repeat, the first a new Event again.
+    #[test]
+    fn what_the_recorder_remembers_is_bounded() {
+        let mut state = State::default();
+        let start = Timestamp::now();
+        let key = |i: usize| Key {
+            type_: "Normal",
+            reason: "Created".into(),
+            action: "Create".into(),
+            note: Some(format!("Created Deployment w{i}")),
+            regarding: (
+                Some(format!("uid-{i}")),
+                Some("Widget".into()),
+                Some("default".into()),
+                Some(format!("w{i}")),
+            ),
+            related: None,
+        };
+        let objects = MAX_REMEMBERED + 10;
+        for i in 0..objects {
+            let now = start + SignedDuration::from_millis(i64::try_from(i).expect("small"));
+            let (slot, plan) = state.plan(&key(i), now).expect("not dropped as spam");
+            assert!(matches!(plan, Plan::New { count: 1, .. }), "a first Event");
+            let published = Published {
+                name: format!("w{i}.1"),
+                namespace: "default".into(),
+                count: 1,
+                last: now,
+            };
+            state.record(slot, published);
+        }
+        assert_eq!(state.published.len(), MAX_REMEMBERED);
+        assert_eq!(state.spam.len(), MAX_REMEMBERED);
+
+        let plan = |state: &mut State, i| state.plan(&key(i), start).map(|(_, plan)| plan);
+        assert!(matches!(
+            plan(&mut state, objects - 1),
+            Some(Plan::Repeat(_))
+        ));
+        assert!(matches!(
+            plan(&mut state, 0),
+            Some(Plan::New { count: 1, .. })
+        ));
     }
 
     #[test]

@@ -216,11 +216,13 @@ start_manager() {
     sleep 0.01
   done
   # The environment each manager is given as deployed (kubebuilder's takes its operand's image
-  # from it, config/manager/manager.yaml), and the flags both have.
-  local environment=()
-  [ "$name" = go ] && environment=(DEMOMICROSERVICE_IMAGE="$image")
+  # from it, config/manager/manager.yaml), and the flags both have. --kube-api-qps=0: no
+  # client-side limit in either (controller-runtime v0.25 sets none; rbuilder's default is 20 a
+  # second, which would pace the Rust manager alone).
+  local environment=() flags=(--kube-api-qps=0)
+  [ "$name" = go ] && environment=(DEMOMICROSERVICE_IMAGE="$image") flags=()
   t0=$(now_ns)
-  env "${environment[@]}" "$work/$name-manager" \
+  env "${environment[@]}" "$work/$name-manager" "${flags[@]}" \
     --health-probe-bind-address="127.0.0.1:$probe_port" \
     --metrics-bind-address="127.0.0.1:$metrics_port" >>"$work/$name-manager.log" 2>&1 &
   manager=$!

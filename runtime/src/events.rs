@@ -756,11 +756,16 @@ mod envtests {
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
         let events: Api<KubeEvent> = Api::namespaced(client, NAMESPACE);
-        let mut events = events
+        // Only the Events about `w`: kube-apiserver writes Events of its own in `default` now
+        // and then ("Cluster IP ... is not allocated; repairing").
+        let mut events: Vec<KubeEvent> = events
             .list(&Default::default())
             .await
             .expect("a list")
-            .items;
+            .items
+            .into_iter()
+            .filter(|event| event.regarding.as_ref().and_then(|r| r.uid.as_deref()) == Some("u-1"))
+            .collect();
         events.sort_by_key(|event| event.event_time.as_ref().map(|time| time.0));
         assert_eq!(events.len(), MAX_NOTES + 2);
         let newest = events.last().expect("an Event");

@@ -107,10 +107,9 @@ pub trait Reconciler: 'static {
     /// (`MaxConcurrentReconciles`), which keeps one controller's requests to the API server
     /// in one line; more for reconciles that mostly wait (on another service, say). 0 for no
     /// limit (kube-runtime's default, which this runtime had before it took controller-runtime's
-    /// 1): then every
-    /// object that changes, or fails, at once is reconciled at once, and only the manager's
-    /// client-side limit (`--kube-api-qps`) paces their requests. One object is never
-    /// reconciled twice at once.
+    /// 1): then every object that changes, or fails, at once is reconciled at once, and only
+    /// the manager's client-side limit (`--kube-api-qps`) paces their requests. One object is
+    /// never reconciled twice at once.
     const MAX_CONCURRENT_RECONCILES: u16 = 1;
 
     /// Brings the world in line with `obj` (its spec) and reports it in the status. Called for

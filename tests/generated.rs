@@ -689,8 +689,9 @@ fn namespaced() {
 
 /// The manager of a namespaced operator whose `WATCH_NAMESPACE` lists two other namespaces gets
 /// its role in each from the manifests (`make manifests`, then `make deploy`'s
-/// `kubectl kustomize config/default`), and nowhere else: asked of kube-apiserver's RBAC
-/// authorizer, as `kubectl auth can-i` asks it, once the rendered RBAC is applied.
+/// `kubectl kustomize config/default`), and from the Helm chart `make helm` makes of them, and
+/// nowhere else: asked of kube-apiserver's RBAC authorizer, as `kubectl auth can-i` asks it,
+/// once the rendered RBAC is applied.
 fn check_watched_namespaces(tmp: &Path, dir: &Path) {
     let manager = dir.join("config/manager/manager.yaml");
     let text = std::fs::read_to_string(&manager).expect("manager.yaml");
@@ -763,7 +764,7 @@ fn check_watched_namespaces(tmp: &Path, dir: &Path) {
 
     let plane = ControlPlane::start(&tmp.join("control-plane"));
     plane.ready();
-    for namespace in ["team-a", "team-b", "team-c"] {
+    for namespace in ["team-a", "team-b", "team-c", "elsewhere"] {
         plane.checked(&["create", "namespace", namespace], None);
     }
     let objects = rbac
@@ -772,7 +773,44 @@ fn check_watched_namespaces(tmp: &Path, dir: &Path) {
         .collect::<Vec<_>>()
         .join("\n");
     plane.checked(&["apply", "-f", "-"], Some(&objects));
-    let account = "system:serviceaccount:namespaced-system:namespaced-controller-manager";
+    check_watched_roles(
+        &plane,
+        "namespaced-system",
+        "system:serviceaccount:namespaced-system:namespaced-controller-manager",
+    );
+
+    // The same from the Helm chart (`make helm` reads config/default), installed as release
+    // `other` in namespace `elsewhere`: the Roles in team-a and team-b bind the release's
+    // ServiceAccount.
+    rbuilder(dir, &["edit", "--plugins", "helm/v2-alpha"]).success();
+    run(dir, "make", &["helm"]);
+    run(dir, helm(), &["lint", "--strict", "dist/chart"]);
+    let chart = helm_template(dir, "other", "elsewhere", &[]);
+    let chart_rbac: Vec<String> = chart
+        .iter()
+        .filter(|o| kinds.contains(&o["kind"].as_str().unwrap_or_default()))
+        .filter(|o| o["kind"] != "CustomResourceDefinition" && o["kind"] != "Namespace")
+        .map(|o| {
+            let mut object = o.clone();
+            // `helm install` puts what the chart leaves unplaced in the release's namespace.
+            if object["metadata"]["namespace"].is_null() {
+                object["metadata"]["namespace"] = "elsewhere".into();
+            }
+            object.to_string()
+        })
+        .collect();
+    plane.checked(&["apply", "-f", "-"], Some(&chart_rbac.join("\n")));
+    check_watched_roles(
+        &plane,
+        "elsewhere",
+        "system:serviceaccount:elsewhere:other-namespaced-controller-manager",
+    );
+}
+
+/// What `account`, the ServiceAccount of a manager in `own` that watches team-a and team-b,
+/// may do, as kube-apiserver's RBAC authorizer answers `kubectl auth can-i`: watch its kinds
+/// there and in `own`, nowhere else; Leases only in `own`.
+fn check_watched_roles(plane: &ControlPlane, own: &str, account: &str) {
     let may = |verb: &str, resource: &str, namespace: Option<&str>| {
         let (resource, subresource) = resource.split_once('/').unwrap_or((resource, ""));
         let subresource = format!("--subresource={subresource}");
@@ -794,17 +832,20 @@ fn check_watched_namespaces(tmp: &Path, dir: &Path) {
         }
     };
     for resource in ["guestbooks.devops.my.domain", "deployments.apps"] {
-        for namespace in ["namespaced-system", "team-a", "team-b"] {
+        for namespace in [own, "team-a", "team-b"] {
             assert!(
                 may("watch", resource, Some(namespace)),
-                "watch {resource} in {namespace}"
+                "{account}: watch {resource} in {namespace}"
             );
         }
         assert!(
             !may("watch", resource, Some("team-c")),
-            "watch {resource} in team-c"
+            "{account}: watch {resource} in team-c"
         );
-        assert!(!may("watch", resource, None), "watch {resource} everywhere");
+        assert!(
+            !may("watch", resource, None),
+            "{account}: watch {resource} everywhere"
+        );
     }
     assert!(may(
         "patch",
@@ -812,11 +853,7 @@ fn check_watched_namespaces(tmp: &Path, dir: &Path) {
         Some("team-b")
     ));
     // Leader election stays in the manager's namespace.
-    assert!(may(
-        "create",
-        "leases.coordination.k8s.io",
-        Some("namespaced-system")
-    ));
+    assert!(may("create", "leases.coordination.k8s.io", Some(own)));
     assert!(!may("create", "leases.coordination.k8s.io", Some("team-a")));
 }
 

@@ -58,6 +58,15 @@ pub enum TlsError {
 
 /// The crypto provider of every TLS config the runtime builds: ring, named explicitly, so that
 /// a dependency enabling rustls' aws-lc-rs too cannot make the process default ambiguous.
+///
+/// ring is the provider kube's client uses by default (its `ring` feature, which this runtime
+/// keeps), so the binary holds one TLS stack, the smaller and quicker to build of the two.
+/// rustls 0.23.48 deprecated ring's provider because it offers no post-quantum key exchange
+/// (X25519MLKEM768, which only aws-lc-rs has); rustls itself still builds it, with the same
+/// allowance, when ring is the crate feature chosen. To have that key exchange on the webhook
+/// and metrics servers, switch kube's and this crate's rustls to aws-lc-rs and return
+/// `rustls::crypto::aws_lc_rs::default_provider()` here.
+#[allow(deprecated)]
 pub fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }

@@ -6,6 +6,7 @@
 use std::fs;
 
 fn main() {
+    commit();
     // The runtime through embedded/, its links, which the packaged crate holds as files.
     println!("cargo:rerun-if-changed=templates");
     println!("cargo:rerun-if-changed=embedded/runtime-src");
@@ -32,6 +33,51 @@ fn main() {
     println!("cargo:rustc-env=RUNTIME_K8S_OPENAPI_FEATURE={feature}");
     let kubernetes = feature.trim_start_matches('v').replace('_', ".");
     println!("cargo:rustc-env=RUNTIME_KUBERNETES={kubernetes}");
+}
+
+/// The commit rbuilder is built from, as `kubebuilder version` gives its own: RBUILDER_COMMIT
+/// (12 hex digits, `.modified` after them when the work tree differs from it), and
+/// RBUILDER_COMMIT_DATE (its day). Both are empty outside a git checkout (`cargo install` of a
+/// package). PROJECT's cliVersion carries the commit as semver build metadata, so that
+/// `rbuilder update` can say which rbuilder wrote a project even while the crate's version
+/// stays the same.
+fn commit() {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new("git").args(args).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let (mut commit, mut date) = (String::new(), String::new());
+    if let Some(git_dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        // A new commit, a checkout, or a change staged or committed: HEAD, the branch it
+        // names, or the index moves.
+        for file in ["HEAD", "index", "packed-refs"] {
+            println!("cargo:rerun-if-changed={git_dir}/{file}");
+        }
+        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo:rerun-if-changed={git_dir}/{branch}");
+        }
+        commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_default();
+        date = git(&["log", "-1", "--format=%cd", "--date=short"]).unwrap_or_default();
+        // Sources that differ from the commit (templates, the runtime, rbuilder's code).
+        let changed = git(&[
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            "src",
+            "templates",
+            "runtime",
+            "build.rs",
+            "Cargo.toml",
+        ]);
+        if !commit.is_empty() && changed.is_some_and(|c| !c.is_empty()) {
+            commit.push_str(".modified");
+        }
+    }
+    println!("cargo:rustc-env=RBUILDER_COMMIT={commit}");
+    println!("cargo:rustc-env=RBUILDER_COMMIT_DATE={date}");
 }
 
 /// The version of `crate_name` in the `[dependencies]` of `manifest`: the first line

@@ -117,7 +117,6 @@ mkdir "$work/guestbook-operator"
   cd "$work/guestbook-operator"
   "$repo/target/debug/rbuilder" init --domain my.domain >/dev/null
   "$repo/target/debug/rbuilder" create api --group devops --kind Guestbook >/dev/null
-  cp "$repo/examples/demo-microservice/Cargo.lock" .
   # For clusters where the tests may not create namespaces.
   E2E_NAMESPACE=default make test-e2e
 )

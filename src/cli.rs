@@ -12,7 +12,7 @@ use crate::project::License;
 #[derive(Debug, Parser)]
 #[command(
     name = "rbuilder",
-    version,
+    version = crate::versions::RBUILDER,
     about = "Scaffold Kubernetes operators in Rust, built on kube-rs",
     long_about = "rbuilder is kubebuilder for Rust: it lays out an operator project built on \
                   kube-rs, then adds custom resources to it (types, CRD, reconciler, RBAC, \

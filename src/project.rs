@@ -19,8 +19,13 @@ use crate::model::{ControllerName, Domain, Group, Kind, Plural, ProjectName, Sho
 pub const FILE: &str = "PROJECT";
 /// The layout this version of rbuilder writes and understands.
 pub const LAYOUT: &str = "rbuilder.io/v1";
-/// This rbuilder's version, as PROJECT records it (`cliVersion`).
-pub const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// This rbuilder's version, as PROJECT records it (`cliVersion`): the crate's version, and the
+/// commit it was built from as semver build metadata (`0.1.0+0123456789ab`), which changes when
+/// rbuilder does even while the crate's version does not.
+pub const CLI_VERSION: &str = match env!("RBUILDER_COMMIT").is_empty() {
+    true => env!("CARGO_PKG_VERSION"),
+    false => concat!(env!("CARGO_PKG_VERSION"), "+", env!("RBUILDER_COMMIT")),
+};
 /// kubebuilder's PROJECT format version.
 const FORMAT_VERSION: &str = "3";
 

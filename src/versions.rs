@@ -25,6 +25,22 @@ pub struct Versions {
     pub kind: &'static str,
 }
 
+/// rbuilder's own version as `rbuilder --version` and `rbuilder version` show it: the crate's
+/// version and the commit it was built from, with the commit's day (`0.1.0 (commit
+/// 0123456789ab, 2026-12-05)`), as `kubebuilder version` shows its GitCommit; the crate's
+/// version alone when built outside a git checkout.
+pub const RBUILDER: &str = match env!("RBUILDER_COMMIT").is_empty() {
+    true => env!("CARGO_PKG_VERSION"),
+    false => concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (commit ",
+        env!("RBUILDER_COMMIT"),
+        ", ",
+        env!("RBUILDER_COMMIT_DATE"),
+        ")"
+    ),
+};
+
 pub const VERSIONS: Versions = Versions {
     kube: env!("RUNTIME_KUBE"),
     k8s_openapi: env!("RUNTIME_K8S_OPENAPI"),

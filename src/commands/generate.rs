@@ -320,7 +320,7 @@ fn replay_with(
     for entry in project.resources.iter().filter(|e| e.made_by_create_api()) {
         let replayed = || -> Result<()> {
             let request = create_api::replay_request(crds_in(entry), project, entry)?;
-            let (plan, _) = create_api::plan_request(output, Project::load(output)?, request)?;
+            let (mut plan, _) = create_api::plan_request(output, Project::load(output)?, request)?;
             plan.apply()
         };
         replayed().with_context(|| {
@@ -337,7 +337,7 @@ fn replay_with(
                 let replayed = Project::load(output)?;
                 let request =
                     create_api::replay_second_controller(crds_in(entry), &replayed, entry, name)?;
-                let (plan, _) = create_api::plan_request(output, replayed, request)?;
+                let (mut plan, _) = create_api::plan_request(output, replayed, request)?;
                 plan.apply()
             };
             replayed().with_context(|| {
@@ -355,7 +355,8 @@ fn replay_with(
         };
         let replayed = || -> Result<()> {
             let request = create_webhook::Request::replaying(crds_in(entry), entry, webhooks)?;
-            let (plan, _) = create_webhook::plan(output, Project::load(output)?, request, false)?;
+            let (mut plan, _) =
+                create_webhook::plan(output, Project::load(output)?, request, false)?;
             plan.apply()
         };
         replayed().with_context(|| {

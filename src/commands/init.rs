@@ -12,6 +12,7 @@ use crate::manifests::role_file;
 use crate::model::{Domain, ProjectName};
 use crate::project::{self, License, Project};
 use crate::scaffold::context::context_with_header;
+use crate::scaffold::lockfile::Lock;
 use crate::scaffold::project_context;
 use crate::scaffold::{Additions, Entry, IfExists, Order, Plan, Templates, paths};
 
@@ -120,6 +121,11 @@ pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Resul
     // controller yet, so no rules.
     plan.create(paths::ROLE, role_file(project.namespaced, &[])?)?;
     plan.create(project::FILE, project.to_yaml()?)?;
+    // The crate versions rbuilder's tests build with, so that the project builds them too
+    // (`--locked`) rather than whatever is newest on the day it is first built.
+    let lock = Lock::tested(project.project_name.as_ref())?;
+    plan.record_crates(lock.external_versions().into_iter().collect());
+    plan.create(paths::CARGO_LOCK, lock.render())?;
     Ok(plan)
 }
 

@@ -72,7 +72,7 @@ fn current_dir() -> Result<PathBuf> {
 fn version_text() -> String {
     format!(
         "rbuilder {}\ngenerates projects for: kube {}, k8s-openapi {} (Kubernetes {}, feature {})\n",
-        env!("CARGO_PKG_VERSION"),
+        crate::versions::RBUILDER,
         VERSIONS.kube,
         VERSIONS.k8s_openapi,
         VERSIONS.kubernetes,
@@ -81,7 +81,7 @@ fn version_text() -> String {
 }
 
 /// Applies the plan, or with --dry-run only lists it; then says what to do next.
-fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
+fn finish(mut plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
     if dry_run {
         return dry_run_with_report(plan, "");
     }
@@ -98,7 +98,7 @@ fn finish(plan: Plan, dry_run: bool, next_steps: &str) -> Result<()> {
 
 /// Lists what the plan would do, then `report` (what the command found, as its run says it),
 /// and writes nothing.
-fn dry_run_with_report(plan: Plan, report: &str) -> Result<()> {
+fn dry_run_with_report(mut plan: Plan, report: &str) -> Result<()> {
     // The same checks as a real run, so that a dry run that passes means the run would.
     plan.check()?;
     let planned = plan.describe();
@@ -113,7 +113,7 @@ fn dry_run_with_report(plan: Plan, report: &str) -> Result<()> {
 
 /// Prints to stdout. The files are written by now: a closed pipe (`rbuilder ... | head`) must
 /// not turn that into a failure, so write errors are ignored.
-fn say(text: &str) {
+pub(super) fn say(text: &str) {
     use std::io::Write as _;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }

@@ -4,10 +4,12 @@
 mod additions;
 pub mod context;
 mod lifted;
+pub mod lockfile;
 pub mod markers;
 pub mod owned;
 pub mod paths;
 mod plan;
+pub mod record;
 pub mod rust_layout;
 mod templates;
 

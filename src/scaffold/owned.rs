@@ -71,7 +71,7 @@ pub fn state(content: &str) -> State {
 }
 
 /// The 64-bit FNV-1a hash of `bytes`.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     bytes.iter().fold(OFFSET, |hash, byte| {

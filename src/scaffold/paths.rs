@@ -8,6 +8,8 @@ pub use crate::manifests::role::ROLE_FILE as ROLE;
 
 /// The project's package manifest.
 pub const CARGO_TOML: &str = "Cargo.toml";
+/// The crate versions the project builds with (`--locked`).
+pub const CARGO_LOCK: &str = "Cargo.lock";
 /// The user's description of the operator (`OPERATOR`: controllers, CRDs, webhooks, scope).
 pub const LIB: &str = "src/lib.rs";
 /// The folder of the CRDs the `manifests` binary writes, one file per kind.

@@ -2,12 +2,14 @@
 //! written. Applying it is the only place rbuilder writes to disk, so path checks, conflict
 //! detection, --dry-run and rollback each live here once.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
+
+use super::record::{self, Record};
 
 /// The longest file name (one path component) common file systems accept, in bytes.
 const MAX_FILE_NAME: usize = 255;
@@ -39,6 +41,13 @@ struct FileOp {
 pub struct Plan {
     root: PathBuf,
     ops: Vec<FileOp>,
+    /// Files whose template base the record (PROJECT.sum) is told outright: `update`'s, for
+    /// the user's files that are as its templates make them.
+    bases: Vec<(String, String)>,
+    /// The crates of the Cargo.lock this plan writes, for the record.
+    crates: Option<BTreeSet<(String, String)>>,
+    /// Whether the record's change is planned already.
+    recorded: bool,
 }
 
 impl Plan {
@@ -46,6 +55,69 @@ impl Plan {
         Self {
             root: root.to_owned(),
             ops: Vec::new(),
+            bases: Vec::new(),
+            crates: None,
+            recorded: false,
+        }
+    }
+
+    /// Tells the record that rbuilder's templates make `path` as `content` (which the plan
+    /// does not write: the file on disk is already so).
+    pub fn record_base(&mut self, path: impl Into<String>, content: &str) {
+        self.bases.push((path.into(), record::digest(content)));
+    }
+
+    /// Tells the record the crate versions of the Cargo.lock this plan writes (rbuilder's
+    /// tested resolution).
+    pub fn record_crates(&mut self, crates: BTreeSet<(String, String)>) {
+        self.crates = Some(crates);
+    }
+
+    /// Plans the record's change (PROJECT.sum) from what the plan writes, once: a file created
+    /// from a template is recorded as written; one inserted into keeps its line only if it was
+    /// as rbuilder last left it. Only a project's plan keeps a record (one with a PROJECT).
+    fn plan_record(&mut self) -> Result<()> {
+        if std::mem::replace(&mut self.recorded, true) {
+            return Ok(());
+        }
+        if !self.exists(crate::project::FILE) {
+            return Ok(());
+        }
+        let before = self.read(record::FILE)?;
+        let mut record = match &before {
+            Some(text) => Record::parse(text)?,
+            None => Record::default(),
+        };
+        for op in self.ops.iter().filter(|op| op.path != record::FILE) {
+            let path = op.path.clone();
+            match op.action {
+                Action::Delete => {
+                    record.files.remove(&path);
+                }
+                _ if !record::follows(&op.path, &op.contents) => {}
+                Action::Create | Action::Overwrite => {
+                    record.files.insert(path, record::digest(&op.contents));
+                }
+                Action::Update => {
+                    let base = record.files.get(&path);
+                    let as_left = op.original.as_deref().map(record::digest);
+                    if base.is_some() && base == as_left.as_ref() {
+                        record.files.insert(path, record::digest(&op.contents));
+                    } else {
+                        record.files.remove(&path);
+                    }
+                }
+            }
+        }
+        record.files.extend(self.bases.iter().cloned());
+        if let Some(crates) = &self.crates {
+            record.crates.clone_from(crates);
+        }
+        let text = record.render();
+        match before {
+            Some(before) if before == text => Ok(()),
+            Some(_) => self.update(record::FILE, |_| Ok(text)),
+            None => self.create(record::FILE, text),
         }
     }
 
@@ -173,7 +245,7 @@ impl Plan {
     /// Checks every path and conflict first, then writes each file (a replaced one atomically,
     /// see `write_atomically`); if any write
     /// fails, undoes the ones before it so the tree is left as it was.
-    pub fn apply(&self) -> Result<()> {
+    pub fn apply(&mut self) -> Result<()> {
         self.check()?;
         let mut done = Undo::default();
         // Folders known to exist: each is looked up once, not once a file.
@@ -188,7 +260,8 @@ impl Plan {
     }
 
     /// Everything `apply` checks before it writes: paths, and conflicts with the disk.
-    pub fn check(&self) -> Result<()> {
+    pub fn check(&mut self) -> Result<()> {
+        self.plan_record()?;
         // Folders already checked: each is looked up once, not once a file in it.
         let mut dirs = HashSet::new();
         self.ops

@@ -244,9 +244,16 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
         ));
     assert_eq!(read(&dir, "grafana/custom-metrics/config.yaml"), config);
     rbuilder(&dir, &["alpha", "generate", "--output-dir", "../fresh"]).success();
+    // But for the record of what rbuilder wrote, whose history differs: it wrote the dashboards'
+    // config.yaml once, before the user's edit, where the replay copies the user's.
+    let without_record = |dir: &std::path::Path| {
+        let mut files = snapshot(dir);
+        files.remove(std::path::Path::new("PROJECT.sum"));
+        files
+    };
     assert_same_tree(
-        &snapshot(&dir),
-        &snapshot(&tmp.path().join("fresh")),
+        &without_record(&dir),
+        &without_record(&tmp.path().join("fresh")),
         "replay",
     );
 

@@ -91,7 +91,10 @@ fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_fi
     rbuilder(&dir, &["update"])
         .success()
         .stdout(contains("create runtime/src/events.rs"))
-        .stdout(contains(controller));
+        .stdout(contains(format!(
+            "Changed by you alone, as rbuilder's templates still write them (nothing to port):\n  \
+             {controller}\n"
+        )));
     assert_eq!(read(&dir, controller), mine);
     assert_eq!(
         fs::read(dir.join("runtime/src/events.rs")).unwrap(),
@@ -100,10 +103,23 @@ fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_fi
             .unwrap()
     );
 
-    // A hand edit to an owned file is refused, naming the file, and nothing is written.
+    // A hand edit to an owned file is refused, naming the file, and nothing is written; the dry
+    // run shows its whole plan first, then refuses as the run does.
     let lib = "runtime/src/lib.rs";
     fs::write(dir.join(lib), format!("{}// hand edit\n", read(&dir, lib))).unwrap();
     assert_rejected(&dir, &["update"], &[lib, "--force"]);
+    let before = snapshot(&dir);
+    rbuilder(&dir, &["update", "--dry-run"])
+        .failure()
+        .stdout(contains(format!("update {lib}")))
+        .stdout(contains(format!(
+            "Refused (without --force): {lib} changed since rbuilder wrote it."
+        )))
+        .stdout(contains("Changed by you alone"))
+        .stderr(contains(format!(
+            "error: {lib} changed since rbuilder wrote it"
+        )));
+    assert_eq!(snapshot(&dir), before);
     // --dry-run says what --force would do, and writes nothing.
     let before = snapshot(&dir);
     rbuilder(&dir, &["update", "--force", "--dry-run"])
@@ -122,25 +138,22 @@ fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_fi
 #[test]
 fn update_dry_run_says_what_the_run_would() {
     let (_tmp, dir) = demo_project();
-    let current = format!("cliVersion: \"{}\"", env!("CARGO_PKG_VERSION"));
-    let project = read(&dir, "PROJECT").replace(&current, "cliVersion: \"0.0.1\"");
-    fs::write(dir.join("PROJECT"), project).unwrap();
+    let version = made_by(&dir, "0.0.1");
     fs::remove_file(dir.join("runtime/src/events.rs")).unwrap();
     let controller = "src/controller/demo_micro_service.rs";
     let mine = format!("{}// my change\n", read(&dir, controller));
     fs::write(dir.join(controller), &mine).unwrap();
     let before = snapshot(&dir);
-    let version = env!("CARGO_PKG_VERSION");
     rbuilder(&dir, &["update", "--dry-run"])
         .success()
         .stdout(contains("create runtime/src/events.rs"))
         .stdout(contains("update PROJECT"))
         .stdout(contains(format!(
-            "Would update the rbuilder-owned files from rbuilder 0.0.1 to {version}."
+            "Would update the rbuilder-owned files from rbuilder 0.0.1 to rbuilder {version}."
         )))
         .stdout(contains(format!(
-            "A new scaffold writes these of your files differently (they are yours: update \
-             leaves them alone):\n  {controller}\n"
+            "Changed by you alone, as rbuilder's templates still write them (nothing to port):\n  \
+             {controller}\n"
         )))
         .stdout(contains("dry run: nothing was written"));
     assert_eq!(snapshot(&dir), before);
@@ -149,9 +162,7 @@ fn update_dry_run_says_what_the_run_would() {
 #[test]
 fn update_records_its_version_and_deletes_owned_files_it_no_longer_writes() {
     let (_tmp, dir) = demo_project();
-    let current = format!("cliVersion: \"{}\"", env!("CARGO_PKG_VERSION"));
-    let project = read(&dir, "PROJECT").replace(&current, "cliVersion: \"0.0.1\"");
-    fs::write(dir.join("PROJECT"), project).unwrap();
+    let version = made_by(&dir, "0.0.1");
     // What an older rbuilder's runtime had, copied with its ownership header.
     let old_module = read(&dir, "runtime/src/crd.rs");
     fs::write(dir.join("runtime/src/old.rs"), old_module).unwrap();
@@ -159,11 +170,153 @@ fn update_records_its_version_and_deletes_owned_files_it_no_longer_writes() {
         .success()
         .stdout(contains("delete runtime/src/old.rs"))
         .stdout(contains(format!(
-            "from rbuilder 0.0.1 to {}",
-            env!("CARGO_PKG_VERSION")
+            "from rbuilder 0.0.1 to rbuilder {version}"
         )));
     assert!(!dir.join("runtime/src/old.rs").exists());
-    assert!(read(&dir, "PROJECT").contains(&current));
+    assert!(read(&dir, "PROJECT").contains(&format!("cliVersion: {version}\n")));
+}
+
+/// PROJECT's cliVersion set to `old`, as if an rbuilder of that version had made the project;
+/// returns the version this rbuilder records (with the commit it was built from).
+fn made_by(dir: &std::path::Path, old: &str) -> String {
+    let project = read(dir, "PROJECT");
+    let line = project
+        .lines()
+        .find(|line| line.starts_with("cliVersion: "))
+        .expect("PROJECT records cliVersion");
+    let version = line["cliVersion: ".len()..].trim_matches('"').to_owned();
+    assert!(version.starts_with(env!("CARGO_PKG_VERSION")), "{version}");
+    let replaced = project.replace(line, &format!("cliVersion: \"{old}\""));
+    fs::write(dir.join("PROJECT"), replaced).unwrap();
+    version
+}
+
+/// The digest PROJECT.sum keeps of a file's content (FNV-1a, 64 bits, in hex), as rbuilder
+/// computes it: to make the record of an rbuilder whose templates wrote something else.
+fn digest(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
+
+/// `dir`'s PROJECT.sum with the line of `path` saying rbuilder wrote `text` there (None: no
+/// line).
+fn record_as_written(dir: &std::path::Path, path: &str, text: Option<&str>) {
+    let record = read(dir, "PROJECT.sum");
+    let suffix = format!(" {path}");
+    let mut lines: Vec<String> = record
+        .lines()
+        .filter(|line| !(line.starts_with("file ") && line.ends_with(&suffix)))
+        .map(str::to_owned)
+        .collect();
+    if let Some(text) = text {
+        lines.push(format!("file {} {path}", digest(text)));
+    }
+    fs::write(dir.join("PROJECT.sum"), lines.join("\n") + "\n").unwrap();
+}
+
+/// After an upgrade, update tells the user's files that rbuilder's templates changed (and the
+/// user did not) from those both changed, those only the user changed, and those no record
+/// covers; it leaves every one of them as it is.
+#[test]
+fn update_tells_the_templates_changes_from_the_users() {
+    let (_tmp, dir) = demo_project();
+    made_by(&dir, "0.0.1");
+    // The Makefile an older rbuilder wrote, untouched since: its template has changed.
+    let old_makefile = format!("{}# an older template's line\n", read(&dir, "Makefile"));
+    fs::write(dir.join("Makefile"), &old_makefile).unwrap();
+    record_as_written(&dir, "Makefile", Some(&old_makefile));
+    // A README both changed: an older template wrote one text, the user another.
+    let readme = format!("{}\nOur notes.\n", read(&dir, "README.md"));
+    fs::write(dir.join("README.md"), &readme).unwrap();
+    record_as_written(&dir, "README.md", Some("an older template's README\n"));
+    // The user's own change to a file whose template did not change.
+    let main = format!("{}// mine\n", read(&dir, "src/main.rs"));
+    fs::write(dir.join("src/main.rs"), &main).unwrap();
+    // A file the record does not cover (written before rbuilder kept one).
+    let dockerfile = format!("{}# ours or rbuilder's?\n", read(&dir, "Dockerfile"));
+    fs::write(dir.join("Dockerfile"), &dockerfile).unwrap();
+    record_as_written(&dir, "Dockerfile", None);
+    let out = rbuilder(&dir, &["update"]).success().get_output().clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let section = |heading: &str| -> String {
+        let at = stdout
+            .find(heading)
+            .unwrap_or_else(|| panic!("no {heading:?} in:\n{stdout}"));
+        stdout[at..]
+            .lines()
+            .skip(1)
+            .take_while(|line| line.starts_with("  "))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(section("you have not edited them"), "Makefile", "{stdout}");
+    assert_eq!(section("and so did you"), "README.md", "{stdout}");
+    assert_eq!(section("has no record of them"), "Dockerfile", "{stdout}");
+    assert_eq!(section("Changed by you alone"), "src/main.rs", "{stdout}");
+    // The user's files are theirs: none was rewritten.
+    assert_eq!(read(&dir, "Makefile"), old_makefile);
+    assert_eq!(read(&dir, "README.md"), readme);
+    assert_eq!(read(&dir, "src/main.rs"), main);
+    // The Makefile keeps its old line until the user takes the template's change: the next
+    // update says so again.
+    rbuilder(&dir, &["update"])
+        .success()
+        .stdout(contains("you have not edited them"));
+}
+
+/// update brings Cargo.lock to the crates this rbuilder was tested with, keeping a version the
+/// user chose: one other than rbuilder last wrote (PROJECT.sum's `crate` lines).
+#[test]
+fn update_brings_the_lock_to_the_tested_crates_and_keeps_the_users_choices() {
+    let (_tmp, dir) = demo_project();
+    let tested = read(&dir, "Cargo.lock");
+    let version_of = |lock: &str, name: &str| -> String {
+        let at = lock
+            .find(&format!("\nname = \"{name}\"\nversion = \""))
+            .unwrap_or_else(|| panic!("no {name} in the lock"));
+        lock[at..].lines().nth(2).unwrap_or_default()["version = ".len()..]
+            .trim_matches('"')
+            .to_owned()
+    };
+    let (itoa, slab) = (version_of(&tested, "itoa"), version_of(&tested, "slab"));
+    let set = |lock: &str, name: &str, from: &str, to: &str| {
+        lock.replace(
+            &format!("name = \"{name}\"\nversion = \"{from}\""),
+            &format!("name = \"{name}\"\nversion = \"{to}\""),
+        )
+    };
+    // The user chose itoa 1.0.1 (cargo update -p itoa --precise 1.0.1); an older rbuilder
+    // was tested with slab 0.4.0 and wrote it.
+    let lock = set(
+        &set(&tested, "itoa", &itoa, "1.0.1"),
+        "slab",
+        &slab,
+        "0.4.0",
+    );
+    fs::write(dir.join("Cargo.lock"), lock).unwrap();
+    let record =
+        read(&dir, "PROJECT.sum").replace(&format!("crate slab {slab}\n"), "crate slab 0.4.0\n");
+    fs::write(dir.join("PROJECT.sum"), record).unwrap();
+    rbuilder(&dir, &["update"])
+        .success()
+        .stdout(contains("update Cargo.lock"))
+        .stdout(contains(format!(
+            "Cargo.lock: took the crates this rbuilder was tested with (slab 0.4.0 -> {slab})."
+        )))
+        .stdout(contains(
+            "Cargo.lock keeps the versions you chose: itoa 1.0.1",
+        ));
+    let updated = read(&dir, "Cargo.lock");
+    assert_eq!(version_of(&updated, "itoa"), "1.0.1");
+    assert_eq!(version_of(&updated, "slab"), slab);
+    assert_eq!(updated, set(&tested, "itoa", &itoa, "1.0.1"));
+    assert!(read(&dir, "PROJECT.sum").contains(&format!("crate slab {slab}\n")));
+    // Nothing more to take: a second update leaves the lock alone.
+    rbuilder(&dir, &["update"]).success();
+    assert_eq!(read(&dir, "Cargo.lock"), updated);
 }
 
 /// A project made by the rbuilder of before the runtime: `tests/fixtures/pre-runtime` holds

@@ -266,14 +266,35 @@ pub fn variants() -> Vec<Variant> {
     variants
 }
 
-/// Every file of the project at `dir` with its bytes, by path: what rbuilder writes, so not
-/// `Cargo.lock` (which cargo writes) nor build outputs (`target/`).
+/// Every file of the project at `dir` with its bytes, by path: what rbuilder writes (its
+/// Cargo.lock too), not build outputs (`target/`).
 pub fn project_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     snapshot(dir)
         .into_iter()
-        .filter(|(path, _)| !path.starts_with("target") && path != Path::new("Cargo.lock"))
+        .filter(|(path, _)| !path.starts_with("target"))
         .filter_map(|(path, contents)| contents.map(|bytes| (path, bytes)))
+        .map(|(path, bytes)| {
+            let bytes = match path == Path::new("PROJECT") {
+                true => without_commit(bytes),
+                false => bytes,
+            };
+            (path, bytes)
+        })
         .collect()
+}
+
+/// PROJECT's cliVersion without the commit rbuilder was built from (`0.1.0+0123456789ab` is
+/// `0.1.0`): the golden trees are checked in before their commit exists.
+fn without_commit(bytes: Vec<u8>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&bytes);
+    let release = format!("cliVersion: \"{}\"", env!("CARGO_PKG_VERSION"));
+    text.lines()
+        .map(|line| match line.starts_with("cliVersion: ") {
+            true => format!("{release}\n"),
+            false => format!("{line}\n"),
+        })
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// Whether `path`, in a project, is one of the runtime's files (`runtime/...`).

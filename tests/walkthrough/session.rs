@@ -301,10 +301,9 @@ impl Session {
     }
 
     /// What the reader's project has at hand that this machine cannot download, put where
-    /// the project looks for it: a first build's Cargo.lock (the one the other generated
-    /// projects build with, so that their compiled crates are reused, where a reader's first
-    /// build resolves the newest), and the envtest binaries `make setup-envtest` would
-    /// download from GitHub into bin/k8s/. And the runtime's files get the times of the
+    /// the project looks for it: the envtest binaries `make setup-envtest` would download from
+    /// GitHub into bin/k8s/. (Its Cargo.lock is rbuilder's, as a reader's is: the one the other
+    /// generated projects build with, so that their compiled crates are reused.) And the runtime's files get the times of the
     /// workspace's files they were written from, as the golden trees' do (tests/generated.rs):
     /// the runtime compiled for those is then reused, not compiled again (rbuilder writes it
     /// byte for byte, but for its header; the project's own code is compiled as a reader's).
@@ -314,10 +313,6 @@ impl Session {
         }
         if project.join("runtime/Cargo.toml").is_file() {
             share_runtime_build(project);
-        }
-        if !project.join("Cargo.lock").exists() {
-            let lock = repo().join("examples/demo-microservice/Cargo.lock");
-            std::fs::copy(lock, project.join("Cargo.lock")).expect("copy Cargo.lock");
         }
         let makefile = std::fs::read_to_string(project.join("Makefile")).unwrap_or_default();
         let version = makefile.lines().find_map(|line| {

@@ -673,7 +673,8 @@ fn a_new_users_first_lint_and_test() {
 /// uses fails here, in rbuilder's CI, before a user meets it; the fix is then a change to the
 /// runtime or templates, or a pin, and a new tested resolution (scripts/update-crates). It
 /// fails rather than reports: projects keep the tested lock only until their first `cargo
-/// update` (or Dependabot's), so a break there is a break users will meet.
+/// update` (or Dependabot's), so a break there is a break users will meet. Where the newest
+/// crates are the tested ones, `demo_microservice` has checked exactly them already.
 #[test]
 #[ignore = "slow: resolves and builds a generated project against crates.io (make test runs it)"]
 fn the_newest_crates_build_and_pass() {
@@ -685,6 +686,7 @@ fn the_newest_crates_build_and_pass() {
         std::fs::write(target, bytes).expect("write a file");
     }
     share_runtime_build(&dir);
+    let tested = std::fs::read_to_string(dir.join("Cargo.lock")).expect("the tested lock");
     let updated = as_a_users_build(&mut Command::new("cargo"))
         .arg("update")
         .current_dir(&dir)
@@ -694,6 +696,12 @@ fn the_newest_crates_build_and_pass() {
     assert!(updated.status.success(), "cargo update failed:\n{changes}");
     // What moved since the tested resolution, for whoever reads a failure below.
     eprintln!("cargo update, from the tested crates:\n{changes}");
+    let newest = std::fs::read_to_string(dir.join("Cargo.lock")).expect("the updated lock");
+    if newest == tested {
+        // The newest crates are the tested ones, whose build, lints and tests demo_microservice
+        // checks on the example itself: nothing more to try (and minutes of CI saved).
+        return;
+    }
     run(
         &dir,
         "cargo",

@@ -1,7 +1,7 @@
 //! Rebuilds when a template or the runtime changes (include_dir! only tracks the files that
-//! existed at the last build), and reads the versions generated projects build against from
-//! the runtime's manifest, `runtime/Cargo.toml`: the one place they are written (see
-//! src/versions.rs).
+//! existed at the last build), reads the versions generated projects build against from the
+//! runtime's manifest, `runtime/Cargo.toml`: the one place they are written (see
+//! src/versions.rs), and names the commit rbuilder is built from (`commit`).
 
 use std::fs;
 
@@ -51,10 +51,13 @@ fn commit() {
     let (mut commit, mut date) = (String::new(), String::new());
     if let Some(git_dir) = git(&["rev-parse", "--absolute-git-dir"]) {
         // A new commit, a checkout, or a change staged or committed: HEAD, the branch it
-        // names, or the index moves.
+        // names, or the index moves; and an edit to rbuilder's code, which may make the work
+        // tree differ from the commit (templates/ and the runtime are watched above).
         for file in ["HEAD", "index", "packed-refs"] {
             println!("cargo:rerun-if-changed={git_dir}/{file}");
         }
+        println!("cargo:rerun-if-changed=src");
+        println!("cargo:rerun-if-changed=Cargo.toml");
         if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
             println!("cargo:rerun-if-changed={git_dir}/{branch}");
         }

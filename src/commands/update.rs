@@ -182,6 +182,8 @@ fn plan_lock(
             Some(_) => plan.update(paths::CARGO_LOCK, |_| Ok(text))?,
             None => plan.create(paths::CARGO_LOCK, text)?,
         }
+    } else {
+        said.push_str("Cargo.lock: the crates this rbuilder was tested with already.\n");
     }
     plan.record_crates(tested.external_versions().into_iter().collect());
     if !kept.is_empty() {

@@ -54,7 +54,7 @@ use crate::Context;
 use crate::cache;
 use crate::context::Scope;
 use crate::errors::{
-    error_chain, is_finalizer_refused_by_deletion, is_namespace_terminating, names_as_not_found,
+    error_chain, is_finalizer_refused_by_deletion, names_as_not_found, terminating_namespace,
 };
 use crate::events;
 use crate::metrics::Outcome;
@@ -530,7 +530,7 @@ async fn reconcile_in_span<R: Reconciler>(
     // that its CRD does not serve): its Event says what to check.
     let mut not_served = false;
     let result = match result {
-        Err(failure) if deletion_got_ahead(&failure) => {
+        Err(failure) if deletion_got_ahead(&failure, obj.meta().namespace.as_deref()) => {
             debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "being deleted");
             Ok(Action::await_change())
         }
@@ -591,18 +591,26 @@ const NOT_SERVED_HINT: &str = "; yet the object exists: is a subresource written
 ///
 /// - adding the finalizer refused because the object is being deleted (the cache did not show
 ///   the deletion yet): its deletion reconciles it again, with the cleanup;
-/// - `apply` refused to create something because the namespace is being deleted: the namespace
-///   deletes the object too, which brings its cleanup.
+/// - `apply` refused to create something because the object's own namespace (`namespace`) is
+///   being deleted: the namespace deletes the object too, which brings its cleanup. Refused in
+///   another namespace (a cluster-scoped owner's child, say), it is a failure like any other:
+///   nothing deletes the object, and its reconcile has not done its work.
 ///
 /// A failed cleanup is always a failure, whatever refused it: the finalizer holds the object,
 /// and with it the namespace, until the cleanup succeeds, so it must be retried and shown.
 /// (controller-runtime has no such exception: every error is retried and logged.)
-fn deletion_got_ahead<E: std::error::Error + 'static>(failure: &Failure<E>) -> bool {
+fn deletion_got_ahead<E: std::error::Error + 'static>(
+    failure: &Failure<E>,
+    namespace: Option<&str>,
+) -> bool {
     match failure {
         Failure::Finalizer { action, error } => {
             *action == "add" && is_finalizer_refused_by_deletion(error)
         }
-        Failure::Apply(_) => failure.api_error().is_some_and(is_namespace_terminating),
+        Failure::Apply(_) => failure
+            .api_error()
+            .and_then(terminating_namespace)
+            .is_some_and(|terminating| Some(terminating.as_str()) == namespace),
         _ => false,
     }
 }
@@ -752,6 +760,8 @@ mod tests {
     const FAIL_TERMINATING: u8 = 2;
     /// A 404 naming the widget itself, as for a status write that the CRD does not serve.
     const FAIL_NOT_FOUND: u8 = 3;
+    /// Refused because another namespace than the widget's is being deleted.
+    const FAIL_TERMINATING_ELSEWHERE: u8 = 4;
 
     /// A reconciler whose `apply` (and `cleanup`) do what `MODE` says.
     struct Test<const MODE: u8>;
@@ -813,11 +823,20 @@ mod tests {
                     json!({"name": "w", "group": "test.my.domain", "kind": "widgets"});
                 (404, body)
             }
-            _ => {
+            // The widget's own namespace, or another.
+            FAIL_TERMINATING | FAIL_TERMINATING_ELSEWHERE => {
+                let namespace = match mode {
+                    FAIL_TERMINATING => "default",
+                    _ => "elsewhere",
+                };
                 let mut body = status_error(403, "Forbidden");
-                body["details"] = json!({"causes": [{"reason": "NamespaceTerminating"}]});
+                body["details"] = json!({"causes": [{
+                    "reason": "NamespaceTerminating",
+                    "message": format!("namespace {namespace} is being terminated"),
+                }]});
                 (403, body)
             }
+            _ => unreachable!("no such mode: {mode}"),
         };
         server.expect(Method::GET, path, status, body).await;
     }
@@ -1184,6 +1203,26 @@ mod tests {
         )
         .await;
         assert_eq!(result.expect("reconcile"), Action::await_change());
+    }
+
+    /// An apply refused because another namespace than the object's is being deleted is a
+    /// failure: nothing will delete the object, and its work is not done. Retried and shown.
+    #[tokio::test]
+    async fn a_terminating_namespace_elsewhere_is_a_failure() {
+        let (result, driver) = reconcile_with::<Test<FAIL_TERMINATING_ELSEWHERE>, _>(
+            widget(&[FINALIZER], false),
+            |mut server| async move {
+                answer_act(&mut server, FAIL_TERMINATING_ELSEWHERE).await;
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["reason"], "WidgetFailed");
+            },
+        )
+        .await;
+        assert!(result.is_err(), "{result:?}");
+        assert!(metric(
+            &driver,
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
+        ));
     }
 
     /// A cleanup refused because the namespace is being deleted is a failure: the finalizer
@@ -1995,5 +2034,112 @@ mod deletion_envtests {
         .await;
         let gauge = fetch(&gauges, "g").await.expect("the gauge");
         assert_eq!(gauge.finalizers(), [FINALIZER]);
+    }
+
+    /// A kind of the whole cluster whose objects each write a ConfigMap into the namespace
+    /// `closing`, as an operator of the cluster writes into its users' namespaces.
+    #[derive(
+        kube::CustomResource, schemars::JsonSchema, Serialize, serde::Deserialize, Clone, Debug,
+    )]
+    #[kube(group = "deletion.rbuilder.io", version = "v1", kind = "Dispatch")]
+    struct DispatchSpec {
+        size: i32,
+    }
+
+    /// Writes each dispatch's ConfigMap into `closing`.
+    struct Dispatcher;
+
+    impl Reconciler for Dispatcher {
+        type Resource = Dispatch;
+        type Error = kube::Error;
+        const NAME: &'static str = "dispatcher";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(obj: Arc<Dispatch>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+            let config: ConfigMap = serde_json::from_value(json!({
+                "metadata": {"name": obj.name_any()},
+                "data": {"size": obj.spec.size.to_string()},
+            }))
+            .map_err(kube::Error::SerdeError)?;
+            let configs: Api<ConfigMap> = Api::namespaced(ctx.client.clone(), "closing");
+            configs.create(&PostParams::default(), &config).await?;
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            vec![
+                policy_rule(
+                    "deletion.rbuilder.io",
+                    &["dispatches"],
+                    &["get", "list", "watch"],
+                ),
+                policy_rule("", &["configmaps"], &["create"]),
+            ]
+        }
+    }
+
+    const DISPATCHER: Registration = register::<Dispatcher>();
+
+    fn dispatch_crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
+        Ok(vec![Dispatch::crd()])
+    }
+
+    static DISPATCHERS: Operator = Operator::new("dispatchers")
+        .controllers(&[DISPATCHER])
+        .crds(dispatch_crds);
+
+    /// An object of the whole cluster whose apply is refused because another namespace is
+    /// being deleted has not done its work, and nothing will delete it: the refusal is a
+    /// failure, shown in a Warning Event and retried. (It was taken for its own namespace's
+    /// deletion getting ahead of it, and dropped: one reconcile, no Event.)
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn an_apply_refused_in_another_terminating_namespace_is_retried_and_shown() {
+        let env = Environment::start(&DISPATCHERS).await;
+        env.run(&DISPATCHER).await;
+        let namespaces: Api<Namespace> = Api::all(env.client());
+        let closing: Namespace =
+            serde_json::from_value(json!({"metadata": {"name": "closing"}})).expect("namespace");
+        let created = namespaces.create(&PostParams::default(), &closing).await;
+        created.expect("the namespace");
+
+        step("delete the namespace: it stays Terminating (envtest has no namespace controller)");
+        let deleted = namespaces.delete("closing", &DeleteParams::default()).await;
+        deleted.expect("the namespace's deletion");
+        env.wait_for("the namespace to be Terminating", async || {
+            let namespace = fetch(&namespaces, "closing").await?;
+            let phase = namespace.status.and_then(|status| status.phase);
+            match phase.as_deref() {
+                Some("Terminating") => Ok(()),
+                other => Err(format!("phase {other:?}")),
+            }
+        })
+        .await;
+
+        step("a dispatch of the cluster: its ConfigMap in `closing` is refused");
+        let dispatches: Api<Dispatch> = Api::all(env.client());
+        env.apply(&dispatches, &Dispatch::new("d", DispatchSpec { size: 1 }))
+            .await;
+        let events: Api<KubeEvent> = Api::all(env.client());
+        let notes = env
+            .wait_for(
+                "a Warning Event about the dispatch",
+                async || match warnings(&events, "d").await? {
+                    notes if notes.is_empty() => Err("no Warning Event".to_owned()),
+                    notes => Ok(notes),
+                },
+            )
+            .await;
+        assert!(
+            notes.iter().any(|note| note.contains("being terminated")),
+            "{notes:?}"
+        );
+        env.wait_for("three reconciles", async || {
+            match env.reconciles(&DISPATCHER) {
+                done @ 3.. => Ok(done),
+                done => Err(format!("{done} reconcile(s)")),
+            }
+        })
+        .await;
     }
 }

@@ -35,20 +35,31 @@ pub(crate) fn is_finalizer_refused_by_deletion(error: &kube::Error) -> bool {
         .is_some_and(|status| status.code == 422 && status.message.contains("being deleted"))
 }
 
-/// Whether the API server refused to create an object because its namespace is being deleted
-/// (403 Forbidden with the cause `NamespaceTerminating`: "unable to create new content in
-/// namespace ... because it is being terminated").
-pub(crate) fn is_namespace_terminating(error: &kube::Error) -> bool {
-    let Some(status) = api_status(error) else {
-        return false;
-    };
-    let terminating = status.details.as_ref().is_some_and(|details| {
+/// The namespace whose deletion made the API server refuse to create an object: a 403
+/// Forbidden with the cause `NamespaceTerminating` ("namespace X is being terminated"; the
+/// message: "unable to create new content in namespace X because it is being terminated", as
+/// kube-apiserver's NamespaceLifecycle admission writes them). None for any other error, and
+/// for one that does not name its namespace.
+pub(crate) fn terminating_namespace(error: &kube::Error) -> Option<String> {
+    let status = api_status(error).filter(|status| status.is_forbidden())?;
+    let from_cause = status.details.as_ref().and_then(|details| {
         details
             .causes
             .iter()
-            .any(|cause| cause.reason == "NamespaceTerminating")
-    }) || status.message.contains("because it is being terminated");
-    status.is_forbidden() && terminating
+            .filter(|cause| cause.reason == "NamespaceTerminating")
+            .find_map(|cause| {
+                cause
+                    .message
+                    .strip_prefix("namespace ")?
+                    .strip_suffix(" is being terminated")
+                    .map(str::to_owned)
+            })
+    });
+    from_cause.or_else(|| {
+        let (_, rest) = status.message.split_once("new content in namespace ")?;
+        let (namespace, _) = rest.split_once(" because it is being terminated")?;
+        Some(namespace.to_owned())
+    })
 }
 
 /// Whether `error` is a 404 naming `obj`. It may say that `obj` is gone (e.g. its status
@@ -86,22 +97,36 @@ mod tests {
             "reason": "Invalid",
             "message": "Forbidden: no new finalizers can be added if the object is being deleted",
         }));
+        // As kube-apiserver's NamespaceLifecycle admission writes it.
         let terminating = api_error(json!({
             "code": 403,
             "reason": "Forbidden",
-            "message": "unable to create new content in namespace e2e",
-            "details": {"causes": [{"reason": "NamespaceTerminating"}]},
+            "message": "configmaps \"c\" is forbidden: unable to create new content in namespace e2e because it is being terminated",
+            "details": {"name": "c", "kind": "configmaps", "causes": [{
+                "reason": "NamespaceTerminating",
+                "message": "namespace e2e is being terminated",
+                "field": "metadata.namespace",
+            }]},
+        }));
+        let message_only = api_error(json!({
+            "code": 403,
+            "reason": "Forbidden",
+            "message": "unable to create new content in namespace team-a because it is being terminated",
         }));
         assert!(is_finalizer_refused_by_deletion(&finalizer));
-        assert!(!is_namespace_terminating(&finalizer));
-        assert!(is_namespace_terminating(&terminating));
+        assert_eq!(terminating_namespace(&finalizer), None);
+        assert_eq!(terminating_namespace(&terminating).as_deref(), Some("e2e"));
+        assert_eq!(
+            terminating_namespace(&message_only).as_deref(),
+            Some("team-a")
+        );
         assert!(!is_finalizer_refused_by_deletion(&terminating));
         let forbidden = api_error(json!({"code": 403, "reason": "Forbidden", "message": "no"}));
         let conflict = api_error(json!({"code": 409, "reason": "Conflict", "message": "changed"}));
         let not_found = api_error(json!({"code": 404, "reason": "NotFound", "message": "gone"}));
         for error in [forbidden, conflict, not_found] {
             assert!(!is_finalizer_refused_by_deletion(&error), "{error}");
-            assert!(!is_namespace_terminating(&error), "{error}");
+            assert_eq!(terminating_namespace(&error), None, "{error}");
         }
     }
 

@@ -16,10 +16,12 @@
 //! - it reconciles one object at a time unless the reconciler says otherwise
 //!   ([`Reconciler::MAX_CONCURRENT_RECONCILES`]);
 //! - what is only a deletion getting ahead of a reconcile (a finalizer refused to an object
-//!   being deleted, an `apply` refused by a namespace being deleted, an object found gone) is
-//!   not reported as a failure, nor is a write refused because an owned object changed since it
-//!   was read ([`owned::Stale`]): that is retried after [`owned::STALE_RETRY`]; a failed cleanup
-//!   always is reported;
+//!   being deleted, an `apply` refused by its own namespace being deleted, an object found
+//!   gone) is not reported as a failure; a failed cleanup always is;
+//! - a write refused because an owned object changed since it was read ([`owned::Stale`]) is a
+//!   failure, counted and retried with the object's backoff as controller-runtime retries a
+//!   conflict, but its Warning Event waits for [`STALE_EVENT_AFTER`] of them in a row: one is
+//!   the ordinary race of a cache with the cluster, several say the cache stopped following;
 //! - each reconcile runs in a tracing span with the controller's name, the object's namespace
 //!   and name and an id of the reconcile, which every log line of it carries.
 
@@ -371,6 +373,15 @@ impl Driver {
         self.failures.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// How many times in a row `obj` has failed so far (its earlier namesakes' not counted).
+    fn failures_in_a_row(&self, obj: &impl Resource) -> u32 {
+        let meta = obj.meta();
+        let all = self.failures();
+        all.get(&key(meta.namespace.as_deref(), &obj.name_any()))
+            .filter(|failures| failures.uid == meta.uid)
+            .map_or(0, |failures| failures.count)
+    }
+
     /// Counts one more failure of `obj`; returns its failures in a row.
     fn count_failure(&self, obj: &impl Resource) -> u32 {
         let meta = obj.meta();
@@ -534,12 +545,6 @@ async fn reconcile_in_span<R: Reconciler>(
             debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "being deleted");
             Ok(Action::await_change())
         }
-        // An owned object changed since it was read: the change brings a reconcile of its own
-        // once the cache holds it; the requeue is a safety net. No failure to report.
-        Err(failure) if owned::is_stale(&failure) => {
-            debug!(error = error_chain(&failure), "stale read: retrying");
-            Ok(Action::requeue(owned::STALE_RETRY))
-        }
         Err(failure)
             if failure
                 .api_error()
@@ -576,11 +581,29 @@ async fn reconcile_in_span<R: Reconciler>(
             if not_served {
                 note.push_str(NOT_SERVED_HINT);
             }
-            ctx.publish(&*obj, events::failure(reason, note)).await;
+            // This failure is counted after the reconcile (the error policy): one more.
+            let in_a_row = driver.failures_in_a_row(&*obj) + 1;
+            if owned::is_stale(failure) {
+                note.push_str(&format!(
+                    " ({in_a_row} times in a row: is the controller's cache still following \
+                     the cluster? its watch may be failing)"
+                ));
+            }
+            if !owned::is_stale(failure) || in_a_row >= STALE_EVENT_AFTER {
+                ctx.publish(&*obj, events::failure(reason, note)).await;
+            } else {
+                debug!(error = error_chain(failure), "stale read: retrying");
+            }
         }
     }
     result
 }
+
+/// How many reconciles of an object in a row must fail on a stale read ([`owned::Stale`]) before
+/// a Warning Event says so: the first is a race of the cache with the cluster that the next
+/// reconcile, a second later, wins; three (about 1 + 2 + 4 s of retries) say the cache is not
+/// catching up.
+pub const STALE_EVENT_AFTER: u32 = 3;
 
 /// Added to the note of a failure that is a 404 naming an object that exists.
 const NOT_SERVED_HINT: &str = "; yet the object exists: is a subresource written (status?) \
@@ -1404,10 +1427,12 @@ mod tests {
         }
     }
 
-    /// An owned object changed since the cache showed it: the apply is refused (409), and the
-    /// reconcile is tried again shortly, without a failure Event or a failure in the metrics.
+    /// An owned object changed since the cache showed it: the apply is refused (409). That is a
+    /// failure, counted and retried with the object's backoff (a second first), as
+    /// controller-runtime retries a conflict; a Warning Event says so only once it recurs,
+    /// [`STALE_EVENT_AFTER`] times in a row.
     #[tokio::test]
-    async fn a_stale_read_is_retried_quietly() {
+    async fn a_stale_read_is_a_failure_reported_once_it_recurs() {
         let (ctx, mut server) = mock_context();
         let mut cached = ConfigMap::default();
         cached.metadata.name = Some("w".into());
@@ -1419,26 +1444,35 @@ mod tests {
         ctx.cache_of([cached]);
         let driver = Driver::new(ctx);
         let obj = Arc::new(widget(&[], false));
-        let reconciled = tokio::spawn(reconcile::<AppliesConfigMap>(obj, driver.clone()));
         let path = "/api/v1/namespaces/default/configmaps/w";
-        let conflict = status_error(409, "Conflict");
-        let applied = server.expect(Method::PATCH, path, 409, conflict).await;
-        assert_eq!(applied["metadata"]["resourceVersion"], "7");
-        let result = within_timeout(reconciled).await.expect("task");
-        let retry = Action::requeue(owned::STALE_RETRY);
-        assert_eq!(result.expect("no failure"), retry);
-        // No Event: nothing else was sent.
-        let sent = server.try_answer(Duration::from_millis(100), |_, _, _| (500, Value::Null));
-        assert!(sent.await.is_none(), "a request after the refused apply");
+        for attempt in 1..=STALE_EVENT_AFTER {
+            let reconciled =
+                tokio::spawn(reconcile::<AppliesConfigMap>(obj.clone(), driver.clone()));
+            let conflict = status_error(409, "Conflict");
+            let applied = server.expect(Method::PATCH, path, 409, conflict).await;
+            assert_eq!(applied["metadata"]["resourceVersion"], "7");
+            if attempt == STALE_EVENT_AFTER {
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["type"], "Warning");
+                let note = event["note"].as_str().unwrap_or_default();
+                assert!(note.contains("changed since it was read"), "{note}");
+                assert!(note.contains("3 times in a row"), "{note}");
+            }
+            let result = within_timeout(reconciled).await.expect("task");
+            assert!(result.is_err(), "{result:?}");
+            if attempt < STALE_EVENT_AFTER {
+                // No Event yet: nothing else was sent.
+                let sent =
+                    server.try_answer(Duration::from_millis(100), |_, _, _| (500, Value::Null));
+                assert!(sent.await.is_none(), "a request after the refused apply");
+            }
+            // The error policy: the object's backoff grows with each failure.
+            assert_eq!(driver.retry_after(&*obj), retry_delay(attempt));
+        }
         assert!(metric(
             &driver,
-            "controller_runtime_reconcile_total{controller=\"widget\",result=\"requeue_after\"} 1"
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 3"
         ));
-        assert!(!metric(
-            &driver,
-            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
-        ));
-        assert!(driver.failures().is_empty());
     }
 
     /// Log lines as the manager writes them with `--log-format json`, kept in memory.
@@ -1604,6 +1638,124 @@ mod envtests {
     static FLAKES: Operator = Operator::new("flakes")
         .controllers(&[ALWAYS_FAILS])
         .crds(crds);
+
+    /// The ConfigMap `ledger` as it was before it changed: what a cache that stopped following
+    /// the cluster would still show.
+    static STALE_COPY: Mutex<Option<k8s_openapi::api::core::v1::ConfigMap>> = Mutex::new(None);
+
+    /// Writes `ledger` as [`STALE_COPY`] has it, on every reconcile: refused (409) each time,
+    /// as a write made from a cache that stopped updating is.
+    struct StaleWriter;
+
+    impl Reconciler for StaleWriter {
+        type Resource = Flake;
+        type Error = owned::Error;
+        const NAME: &'static str = "stale-writer";
+        const FINALIZER: Option<&'static str> = None;
+
+        async fn apply(obj: Arc<Flake>, ctx: Arc<Context>) -> Result<Action, owned::Error> {
+            RECONCILES
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((obj.uid().unwrap_or_default(), Instant::now()));
+            let copy = STALE_COPY
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            let copy = copy.ok_or_else(|| owned::Error::Invalid("no copy yet".into()))?;
+            let configs: Api<k8s_openapi::api::core::v1::ConfigMap> =
+                Api::namespaced(ctx.client.clone(), "default");
+            match configs.replace("ledger", &Default::default(), &copy).await {
+                Ok(_) => Ok(Action::await_change()),
+                Err(error @ kube::Error::Api(_)) => {
+                    Err(owned::Stale::new("ConfigMap", "ledger", error).into())
+                }
+                Err(error) => Err(error.into()),
+            }
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            vec![
+                policy_rule("test.my.domain", &["flakes"], &["get", "list", "watch"]),
+                policy_rule("", &["configmaps"], &["update"]),
+            ]
+        }
+    }
+
+    const STALE_WRITER: Registration = register::<StaleWriter>();
+
+    static STALE_WRITERS: Operator = Operator::new("stale-writers")
+        .controllers(&[STALE_WRITER])
+        .crds(crds);
+
+    /// A write refused again and again because the object it was made from changed since (a
+    /// cache that stopped following the cluster) is retried with a growing backoff, as
+    /// controller-runtime retries a conflict, and shown in a Warning Event once it recurs. (It
+    /// was retried every second for good, uncounted and unseen.)
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_stale_write_that_recurs_backs_off_and_is_shown() {
+        let env = Environment::start(&STALE_WRITERS).await;
+        let configs: Api<k8s_openapi::api::core::v1::ConfigMap> = env.api();
+        let ledger = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "ledger"}, "data": {"total": "1"},
+        }))
+        .expect("a ConfigMap");
+        let copy = env.apply(&configs, &ledger).await;
+
+        step("the ledger changes after a copy of it was taken");
+        let total = serde_json::json!({"data": {"total": "2"}});
+        let patched = configs
+            .patch(
+                "ledger",
+                &Default::default(),
+                &kube::api::Patch::Merge(&total),
+            )
+            .await;
+        patched.expect("the ledger changes");
+        *STALE_COPY.lock().unwrap_or_else(PoisonError::into_inner) = Some(copy);
+
+        step("a flake whose reconciles write the ledger from the copy");
+        env.run(&STALE_WRITER).await;
+        let flakes: Api<Flake> = env.api();
+        let flake = env
+            .apply(&flakes, &Flake::new("stale", FlakeSpec { size: 1 }))
+            .await;
+        let uid = flake.uid().expect("a uid");
+        let events: Api<k8s_openapi::api::events::v1::Event> = env.api();
+        let note = env
+            .wait_for("a Warning Event about the flake", async || {
+                let list = events.list(&Default::default()).await;
+                let list = list.map_err(|error| error.to_string())?;
+                list.items
+                    .into_iter()
+                    .filter(|event| {
+                        event.regarding.as_ref().and_then(|r| r.uid.as_deref()) == Some(&uid)
+                    })
+                    .filter(|event| event.type_.as_deref() == Some("Warning"))
+                    .find_map(|event| event.note)
+                    .ok_or_else(|| "no Warning Event".to_owned())
+            })
+            .await;
+        assert!(note.contains("changed since it was read"), "{note}");
+        assert!(note.contains("3 times in a row"), "{note}");
+
+        step("retried after 1, 2 and 4 s, not every second");
+        let gaps = env
+            .wait_for("four reconciles", async || match reconciles(&uid) {
+                seen if seen.len() >= 4 => Ok(gaps(&seen)),
+                seen => Err(format!("{} reconciles", seen.len())),
+            })
+            .await;
+        let slack = Duration::from_millis(300);
+        for (gap, backoff) in gaps.iter().zip([1, 2, 4]) {
+            let backoff = Duration::from_secs(backoff);
+            assert!(
+                *gap + slack >= backoff,
+                "retried after {gap:?}, not {backoff:?}: {gaps:?}"
+            );
+        }
+    }
 
     /// A failing object deleted and created again under its name is a new object: its first
     /// retry comes after [`FIRST_RETRY`], not after the backoff its predecessor had reached.

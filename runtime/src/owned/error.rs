@@ -15,8 +15,9 @@ pub enum Error {
     /// An object of that name is someone else's: left as it is.
     #[error("{0}")]
     Taken(#[source] Box<Taken>),
-    /// The object changed since it was read: the controller driver retries the reconcile
-    /// shortly, without reporting a failure.
+    /// The object changed since it was read: the controller driver retries the reconcile with
+    /// the object's backoff, and reports it once it recurs (see the driver's
+    /// `STALE_EVENT_AFTER`).
     #[error("{0}")]
     Stale(#[from] Stale),
     /// The API server refused a request, or could not be reached.
@@ -71,8 +72,9 @@ impl fmt::Display for Taken {
 /// The API server refused a write made to an object as it was read (a 409 on its
 /// `resourceVersion` or `uid`): it changed since, or was replaced. The read was from a cache
 /// that lags the cluster, or the object changed between the read and the write; the change
-/// brings a reconcile of its own, and the controller driver retries after
-/// [`STALE_RETRY`](super::STALE_RETRY) as a safety net, without a failure Event.
+/// brings a reconcile of its own, and the controller driver retries with the object's backoff
+/// as a safety net (its first retry after a second), counted as a failure; a Warning Event
+/// follows once it recurs.
 #[derive(Debug, thiserror::Error)]
 #[error("{kind} {name} changed since it was read; retrying with what it became")]
 pub struct Stale {
@@ -80,6 +82,16 @@ pub struct Stale {
     pub(super) name: String,
     #[source]
     pub(super) error: kube::Error,
+}
+
+impl Stale {
+    /// A refusal of the API server (`error`, a 409) of a write to the `kind` named `name`, for
+    /// the driver's tests, which meet one on kube-apiserver without an owned object.
+    #[cfg(test)]
+    pub(crate) fn new(kind: &str, name: &str, error: kube::Error) -> Self {
+        let (kind, name) = (kind.to_owned(), name.to_owned());
+        Self { kind, name, error }
+    }
 }
 
 /// Whether `error`, or an error in its chain of sources, is [`Stale`].

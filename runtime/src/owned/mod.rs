@@ -141,8 +141,10 @@ use crate::events::{Event, EventType};
 /// [`Context::field_manager`]); [`ControllerExt::watch_owned`] watches only what has it.
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
-/// When the controller driver retries a reconcile that failed with [`Stale`]: by then the cache
-/// holds the change.
+/// When the controller driver retried a reconcile that failed with [`Stale`], quietly, however
+/// often it recurred; it now retries with the object's backoff (a second first, then longer),
+/// and reports it once it recurs.
+#[deprecated(note = "a stale read is retried with the object's backoff; nothing reads this")]
 pub const STALE_RETRY: Duration = Duration::from_secs(1);
 
 /// What [`Owned::apply`] did.

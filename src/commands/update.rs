@@ -187,9 +187,21 @@ fn plan_lock(
     }
     plan.record_crates(tested.external_versions().into_iter().collect());
     if !kept.is_empty() {
+        // After a `cargo update`, nearly every crate: the first few say what happened.
+        const SHOWN: usize = 8;
+        let mut shown = kept
+            .iter()
+            .take(SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if kept.len() > SHOWN {
+            shown.push_str(&format!(" and {} more", kept.len() - SHOWN));
+        }
         said.push_str(&format!(
-            "Cargo.lock keeps the versions you chose: {} (rbuilder was tested with others).\n",
-            kept.join(", ")
+            "Cargo.lock keeps the versions you chose: {shown} (rbuilder was tested with others; \
+             should a build say the lock needs updating, `cargo update --workspace` settles it \
+             with the fewest changes).\n"
         ));
     }
     Ok(said)

@@ -450,6 +450,60 @@ async fn a_write_based_on_a_stale_cache_is_refused() {
     assert!(left.owner_references().is_empty(), "taken over");
 }
 
+/// A reconcile queued before `kubectl delete --cascade=orphan` (here: an apply with the owner
+/// as it was read before the deletion) adopts nothing once the garbage collector has let the
+/// Deployment go: the owner is read again from the API server, found being deleted, and the
+/// apply is [`Stale`]; the orphan stays one. (It was adopted back, and the owner's cleanup, or
+/// the garbage collector, then deleted it.)
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_reconcile_queued_before_an_orphaning_deletion_adopts_nothing() {
+    let env = Environment::start(&OPERATOR).await;
+    let ctx = context(&env);
+    let apps: Api<App> = env.api();
+    let deployments: Api<Deployment> = env.api();
+    let owner = env.apply(&apps, &app("podinfo:1")).await;
+    let created = ctx
+        .owned::<Deployment>(&owner)
+        .apply(deployment(&owner))
+        .await;
+    is_controlled_by(&*created.expect("created").object, &owner).expect("controlled");
+
+    step("delete the App with --cascade=orphan; the garbage collector lets the Deployment go");
+    apps.delete("web", &DeleteParams::orphan())
+        .await
+        .expect("deleted");
+    // As kube-controller-manager's garbage collector does (envtest runs none).
+    let released = json!({"metadata": {"ownerReferences": null}});
+    deployments
+        .patch("web", &PatchParams::default(), &Patch::Merge(&released))
+        .await
+        .expect("released");
+
+    step("the queued reconcile applies with the App as it read it: no adoption");
+    let result = context(&env)
+        .owned::<Deployment>(&owner)
+        .apply(deployment(&owner))
+        .await;
+    assert!(matches!(result, Err(Error::Stale(_))), "{result:?}");
+    let orphan = fetch(&deployments, "web").await.expect("the orphan");
+    assert!(
+        orphan.owner_references().is_empty(),
+        "adopted: {:?}",
+        orphan.owner_references()
+    );
+
+    step("nor with the App as the deletion left it");
+    let deleting = fetch(&apps, "web").await.expect("the App, being deleted");
+    let result = context(&env)
+        .owned::<Deployment>(&deleting)
+        .apply(deployment(&deleting))
+        .await;
+    assert!(matches!(result, Err(Error::Stale(_))), "{result:?}");
+    let orphan = fetch(&deployments, "web").await.expect("the orphan");
+    assert!(orphan.owner_references().is_empty());
+}
+
 /// `kubectl delete --cascade=orphan` of the owner leaves its Deployment.
 #[tokio::test]
 #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]

@@ -124,7 +124,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
-use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use kube::core::{ClusterResourceScope, DynamicObject, NamespaceResourceScope};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
@@ -210,6 +210,10 @@ struct Owner {
     controller: Option<OwnerReference>,
     /// Being deleted with `--cascade=orphan`.
     orphaning: bool,
+    /// Being deleted, in the snapshot the reconcile holds.
+    deleting: bool,
+    /// Where the API server serves the owner: read again before an adoption.
+    url: String,
 }
 
 impl Owner {
@@ -230,6 +234,12 @@ impl Owner {
             // The API server adds this finalizer to an object deleted with
             // `propagationPolicy: Orphan` (`kubectl delete --cascade=orphan`).
             orphaning: owner.finalizers().iter().any(|f| f == "orphan"),
+            deleting: owner.meta().deletion_timestamp.is_some(),
+            url: format!(
+                "{}/{}",
+                O::url_path(&(), owner.meta().namespace.as_deref()),
+                owner.name_any()
+            ),
         }
     }
 }
@@ -365,6 +375,9 @@ where
         let params = match existing.as_deref() {
             None => PatchParams::apply(self.ctx.field_manager()),
             Some(current) if self.controls(current) || self.may_adopt(current, &desired) => {
+                if !self.controls(current) {
+                    self.recheck_owner().await?;
+                }
                 // The uid: that very object, not one created in its place. The resourceVersion:
                 // the object as read; if it changed since, the apply is refused (409).
                 desired.meta_mut().uid = current.meta().uid.clone();
@@ -535,6 +548,48 @@ where
             }
         }
         Ok(version)
+    }
+
+    /// Before an adoption: the owner as the API server has it now, not as the reconcile's
+    /// snapshot or a cache shows it. One being deleted, gone, or replaced by another of its
+    /// name adopts nothing: the refusal is [`Error::Stale`] (the owner changed since it was
+    /// read), and the retry finds its deletion and cleans up. So Kubernetes'
+    /// `ControllerRefManager` rechecks before it adopts (`RecheckDeletionTimestamp`): else a
+    /// reconcile queued before `kubectl delete --cascade=orphan` would take back the orphan the
+    /// garbage collector had just let go, and its owner's deletion would delete it after all.
+    async fn recheck_owner(&self) -> Result<(), Error> {
+        let owner = &self.owner;
+        let current = match owner.deleting {
+            true => None,
+            false => {
+                let request = http::Request::get(&owner.url)
+                    .body(Vec::new())
+                    .map_err(kube::Error::HttpError)?;
+                match self.ctx.client.request::<DynamicObject>(request).await {
+                    Ok(current) => Some(current),
+                    Err(kube::Error::Api(status)) if status.code == 404 => None,
+                    Err(error) => return Err(Error::Api(error)),
+                }
+            }
+        };
+        let wants_it = current.is_some_and(|current| {
+            current.metadata.uid == owner.uid && current.metadata.deletion_timestamp.is_none()
+        });
+        if wants_it {
+            return Ok(());
+        }
+        let message = format!(
+            "{} {} is being deleted or is gone: it adopts no {} (its orphan stays one)",
+            owner.kind,
+            owner.name,
+            K::kind(&())
+        );
+        let status = kube::core::Status::failure(&message, "Conflict").with_code(409);
+        Err(Error::Stale(Stale {
+            kind: owner.kind.clone(),
+            name: owner.name.clone(),
+            error: kube::Error::Api(status.boxed()),
+        }))
     }
 
     /// `error` as [`Error::Stale`] if it is the API server's 409 to a write with preconditions.

@@ -32,6 +32,8 @@ struct FleetSpec {
 }
 
 const DEPLOYMENT: &str = "/apis/apps/v1/namespaces/default/deployments/w";
+/// The owner, which an adoption reads again first.
+const WIDGET: &str = "/apis/test.my.domain/v1/namespaces/default/widgets/w";
 const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
 /// The field manager of `mock_context`'s operator.
 const MANAGER: &str = "test-operator";
@@ -357,6 +359,8 @@ async fn an_orphan_it_made_is_adopted() {
     let applied = run(
         Some(vec![controlled_by(None)]),
         |mut server| async move {
+            let owner = json!({"metadata": {"name": "w", "namespace": "default", "uid": "1234"}});
+            server.expect(Method::GET, WIDGET, 200, owner).await;
             let applied = server.echo(Method::PATCH, DEPLOYMENT).await;
             assert_eq!(applied["metadata"]["uid"], "d-1");
             assert_eq!(applied["metadata"]["ownerReferences"][0]["uid"], "1234");
@@ -367,6 +371,27 @@ async fn an_orphan_it_made_is_adopted() {
     .await
     .expect("applied");
     assert_eq!(applied.change, Change::Adopted);
+}
+
+/// An owner that the API server shows being deleted (or gone, or replaced) adopts nothing: the
+/// apply is [`Stale`], and no write is sent.
+#[tokio::test]
+async fn an_owner_being_deleted_adopts_nothing() {
+    for owner in [
+        json!({"metadata": {"name": "w", "namespace": "default", "uid": "1234",
+            "deletionTimestamp": "2026-12-05T10:00:00Z", "finalizers": ["orphan"]}}),
+        json!({"metadata": {"name": "w", "namespace": "default", "uid": "another"}}),
+    ] {
+        let result = run(
+            Some(vec![controlled_by(None)]),
+            |mut server| async move {
+                server.expect(Method::GET, WIDGET, 200, owner).await;
+            },
+            |ctx| apply(ctx, "podinfo:2"),
+        )
+        .await;
+        assert!(matches!(result, Err(Error::Stale(_))), "{result:?}");
+    }
 }
 
 /// A released field that the desired object leaves out, and that the operator's apply owned, is

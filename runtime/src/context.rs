@@ -24,6 +24,11 @@ use crate::namespaces::{self, Namespaces};
 /// How long publishing an Event may hold up a reconcile.
 pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How many Events published in the background ([`Context::publish_later`]) may be on their
+/// way at once; past that, more are dropped, as client-go's broadcaster drops Events when its
+/// queue (1000 deep) is full, rather than hold up the reconciles that report them.
+pub(crate) const EVENTS_IN_FLIGHT: usize = 100;
+
 /// What each reconciler gets besides the object: built once by the manager; each controller
 /// gets a copy (in an `Arc`) with caches of its own.
 #[derive(Clone)]
@@ -37,6 +42,8 @@ pub struct Context {
     /// The name the operator uses towards the API server: see [`crate::Operator::field_manager`].
     field_manager: String,
     recorder: Arc<Recorder>,
+    /// The budget of [`publish_later`](Self::publish_later), shared by every controller.
+    events_in_flight: Arc<tokio::sync::Semaphore>,
     pub(crate) metrics: Metrics,
     /// The caches that [`cache`](Self::cache) fills, for [`cached`](Self::cached).
     pub(crate) caches: Arc<Caches>,
@@ -48,6 +55,7 @@ impl Context {
     pub fn new(client: Client, field_manager: String, watch_namespaces: Namespaces) -> Self {
         Self {
             recorder: Arc::new(Recorder::new(client.clone(), field_manager.clone())),
+            events_in_flight: Arc::new(tokio::sync::Semaphore::new(EVENTS_IN_FLIGHT)),
             client,
             watch_namespaces,
             field_manager,
@@ -302,6 +310,26 @@ impl Context {
         K: Resource<DynamicType = ()>,
     {
         self.publish_about(&obj.object_ref(&()), event).await;
+    }
+
+    /// [`publish`](Self::publish), in the background: the caller goes on at once. For the
+    /// driver's failure Events, which would otherwise hold a worker for up to [`EVENT_TIMEOUT`]
+    /// each while the API server is slow, which is when failures come in numbers. Past
+    /// [`EVENTS_IN_FLIGHT`] on their way, the Event is dropped (logged), as client-go drops
+    /// Events under pressure.
+    pub(crate) fn publish_later(&self, regarding: ObjectReference, event: Event) {
+        let Ok(permit) = Arc::clone(&self.events_in_flight).try_acquire_owned() else {
+            warn!(
+                reason = event.reason,
+                "Event dropped: {EVENTS_IN_FLIGHT} Events are on their way already"
+            );
+            return;
+        };
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            ctx.publish_about(&regarding, event).await;
+            drop(permit);
+        });
     }
 
     /// [`publish`](Self::publish) about the object `regarding` refers to. The recorder

@@ -590,7 +590,9 @@ async fn reconcile_in_span<R: Reconciler>(
                 ));
             }
             if !owned::is_stale(failure) || in_a_row >= STALE_EVENT_AFTER {
-                ctx.publish(&*obj, events::failure(reason, note)).await;
+                // In the background: the worker is free for the next object at once.
+                let regarding = obj.object_ref(&());
+                ctx.publish_later(regarding, events::failure(reason, note));
             } else {
                 debug!(error = error_chain(failure), "stale read: retrying");
             }
@@ -761,6 +763,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::context::EVENTS_IN_FLIGHT;
     use crate::rbac::policy_rule;
     use crate::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
 
@@ -898,6 +901,47 @@ mod tests {
         let mut text = String::new();
         prometheus_client::encoding::prometheus_text::encode(&mut text, &registry).expect("encode");
         text.contains(line)
+    }
+
+    /// A failure's Event is published in the background: an API server that takes the Event
+    /// and never answers holds up no worker (the reconcile waited for it up to EVENT_TIMEOUT,
+    /// 10 s, with its worker held, and failures come in numbers when the API server is slow).
+    #[tokio::test]
+    async fn a_failure_event_that_hangs_holds_up_no_reconcile() {
+        let (ctx, mut server) = mock_context();
+        let driver = Driver::new(ctx);
+        let obj = Arc::new(widget(&[FINALIZER], false));
+        let started = Instant::now();
+        let reconciled = tokio::spawn(reconcile::<Test<FAIL>>(obj, driver.clone()));
+        answer_act(&mut server, FAIL).await;
+        let (method, path, held) = server.hold().await;
+        assert_eq!((method, path.as_str()), (Method::POST, EVENTS));
+        let result = within_timeout(reconciled).await.expect("task");
+        assert!(result.is_err(), "{result:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "the reconcile waited {:?} for its Event",
+            started.elapsed()
+        );
+        drop(held);
+    }
+
+    /// Past [`EVENTS_IN_FLIGHT`] Events on their way, more are dropped, not queued without end.
+    #[tokio::test]
+    async fn events_past_the_budget_are_dropped() {
+        let (ctx, mut server) = mock_context();
+        // An object each: the recorder's spam filter would hold back more about one.
+        for i in 0..EVENTS_IN_FLIGHT + 5 {
+            let mut regarding = widget(&[], false).object_ref(&());
+            regarding.name = Some(format!("w{i}"));
+            ctx.publish_later(regarding, events::failure("Failed", "no".into()));
+        }
+        let mut held = Vec::new();
+        for _ in 0..EVENTS_IN_FLIGHT {
+            held.push(server.hold().await);
+        }
+        let more = server.try_answer(Duration::from_millis(300), |_, _, _| (201, Value::Null));
+        assert!(more.await.is_none(), "an Event past the budget was sent");
     }
 
     #[tokio::test]

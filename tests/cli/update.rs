@@ -386,3 +386,25 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// A PROJECT.sum that rbuilder cannot read is refused by every command that would write to it,
+/// in one message that names the line and what to do, and nothing is written.
+#[test]
+fn a_broken_record_is_refused_with_what_to_do() {
+    let (_tmp, dir) = demo_project();
+    let record = format!("{}garbage here\n", read(&dir, "PROJECT.sum"));
+    fs::write(dir.join("PROJECT.sum"), record).unwrap();
+    let needles = ["PROJECT.sum", "`garbage here`", "restore the file"];
+    assert_rejected(&dir, &["update"], &needles);
+    let create = [
+        "create",
+        "api",
+        "--group",
+        "devops",
+        "--version",
+        "v1",
+        "--kind",
+        "Other",
+    ];
+    assert_rejected(&dir, &create, &needles);
+}

@@ -143,9 +143,8 @@ fig[go.scaffold]=$(printf '%s\n' "${go_times[@]}" | median)
 port_name_fix=$(fix_go_port_name "$go_project")
 
 # --- Builds -------------------------------------------------------------------------------------
-# The crate versions the repository's tests build; `cargo fetch` trims the lock to this project
-# (no webhooks) and downloads whatever is missing, outside the timings.
-cp examples/demo-microservice/Cargo.lock "$rust_project/"
+# The crate versions rbuilder wrote into the project's Cargo.lock (the ones its tests build);
+# `cargo fetch` downloads whatever is missing, outside the timings.
 (cd "$rust_project" && run "$work/cargo-fetch.log" cargo fetch)
 (cd "$go_project" && run "$work/go-download.log" go mod download)
 if [ "$cold" = 1 ]; then

@@ -179,7 +179,7 @@ open(path, "w").write(code)
 PY
 
 say "building both managers (release; Go as its Dockerfile builds)"
-cp examples/demo-microservice/Cargo.lock "$rust_project/"
+# With the Cargo.lock rbuilder wrote into the project (the tested crates).
 (cd "$rust_project" && CARGO_TARGET_DIR=$repo/target \
   run "$work/build-rust.log" cargo build --release --locked --bin demo-microservice)
 cp "$repo/target/release/demo-microservice" "$work/rust-manager"

@@ -77,7 +77,6 @@ cp -r testdata/helm-chart "$work/$project"
 # The golden tree holds no copy of the runtime (rbuilder writes the workspace's, byte for byte).
 mkdir "$work/$project/runtime"
 cp -rp runtime/Cargo.toml runtime/src "$work/$project/runtime/"
-cp examples/demo-microservice/Cargo.lock "$work/$project/"
 cd "$work/$project"
 
 echo "== make helm: the chart's templates from config/default"

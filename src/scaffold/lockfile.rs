@@ -76,7 +76,7 @@ impl Lock {
         }
         // Each dependency reference names its package by name, and by version only where
         // several packages share that name.
-        let by_name = names(&entries);
+        let by_name = versions_by_name(entries.iter().map(|(package, _)| package));
         let mut packages = Vec::new();
         for (package, references) in &entries {
             let mut dependencies = Vec::new();
@@ -85,7 +85,7 @@ impl Lock {
                 let name = words.next().unwrap_or_default().to_owned();
                 let version = match words.next() {
                     Some(version) => version.to_owned(),
-                    None => match by_name.get(name.as_str()).map(Vec::as_slice) {
+                    None => match by_name.get(&name).map(Vec::as_slice) {
                         Some([only]) => only.clone(),
                         _ => bail!("{} depends on {name}, which the lock lacks", package.name),
                     },
@@ -208,7 +208,7 @@ impl Lock {
             .find(|p| p.name == root_name && !p.is_external())
             .cloned()
             .ok_or_else(|| anyhow!("the tested lock has no project package"))?;
-        let present = names_of(&packages);
+        let present = versions_by_name(&packages);
         root.dependencies = Vec::new();
         for name in manifest_dependencies(manifest) {
             if name == root_name {
@@ -235,7 +235,7 @@ impl Lock {
                 .cloned(),
         );
         // A dependency on a crate now at another version follows it, as cargo would.
-        let present = names_of(&packages);
+        let present = versions_by_name(&packages);
         for package in &mut packages {
             for (name, version) in &mut package.dependencies {
                 if let Some([only]) = present.get(name.as_str()).map(Vec::as_slice) {
@@ -309,18 +309,10 @@ fn manifest_dependencies(manifest: &str) -> BTreeSet<String> {
     names
 }
 
-fn names(entries: &[(Package, Vec<String>)]) -> BTreeMap<&str, Vec<String>> {
-    let mut by_name: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for (package, _) in entries {
-        by_name
-            .entry(&package.name)
-            .or_default()
-            .push(package.version.clone());
-    }
-    by_name
-}
-
-fn names_of(packages: &[Package]) -> BTreeMap<String, Vec<String>> {
+/// The versions of each package's name among `packages`.
+fn versions_by_name<'a>(
+    packages: impl IntoIterator<Item = &'a Package>,
+) -> BTreeMap<String, Vec<String>> {
     let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for package in packages {
         by_name

@@ -317,6 +317,18 @@ fn context(env: &Environment) -> Context {
     )
 }
 
+/// The App `web` (image podinfo:1), and its Deployment as `owned` created it, with no
+/// controller running.
+async fn an_app_with_its_deployment(env: &Environment) -> (App, Arc<Deployment>) {
+    let apps: Api<App> = env.api();
+    let owner = env.apply(&apps, &app("podinfo:1")).await;
+    let created = context(env)
+        .owned::<Deployment>(&owner)
+        .apply(deployment(&owner))
+        .await;
+    (owner, created.expect("created").object)
+}
+
 /// Someone else's Deployment of the owner's name is refused, saying whose, and left as it is;
 /// an orphan this operator made is adopted.
 #[tokio::test]
@@ -392,15 +404,8 @@ async fn others_objects_are_refused_and_orphans_adopted() {
 #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
 async fn a_write_based_on_a_stale_cache_is_refused() {
     let env = Environment::start(&OPERATOR).await;
-    let ctx = context(&env);
-    let apps: Api<App> = env.api();
     let deployments: Api<Deployment> = env.api();
-    let owner = env.apply(&apps, &app("podinfo:1")).await;
-    let created = ctx
-        .owned::<Deployment>(&owner)
-        .apply(deployment(&owner))
-        .await;
-    let cached = created.expect("created").object;
+    let (owner, cached) = an_app_with_its_deployment(&env).await;
 
     step("the Deployment changes after the cache saw it");
     let label = json!({"metadata": {"labels": {"touched": "by-hand"}}});
@@ -459,15 +464,10 @@ async fn a_write_based_on_a_stale_cache_is_refused() {
 #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
 async fn a_reconcile_queued_before_an_orphaning_deletion_adopts_nothing() {
     let env = Environment::start(&OPERATOR).await;
-    let ctx = context(&env);
     let apps: Api<App> = env.api();
     let deployments: Api<Deployment> = env.api();
-    let owner = env.apply(&apps, &app("podinfo:1")).await;
-    let created = ctx
-        .owned::<Deployment>(&owner)
-        .apply(deployment(&owner))
-        .await;
-    is_controlled_by(&*created.expect("created").object, &owner).expect("controlled");
+    let (owner, created) = an_app_with_its_deployment(&env).await;
+    is_controlled_by(&*created, &owner).expect("controlled");
 
     step("delete the App with --cascade=orphan; the garbage collector lets the Deployment go");
     apps.delete("web", &DeleteParams::orphan())

@@ -38,7 +38,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::ListParams;
 use kube::runtime::controller::{self, Error as ControllerError};
 use kube::runtime::finalizer::{self, finalizer};
-use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use ring::rand::SecureRandom;
@@ -216,12 +216,16 @@ async fn run<R: Reconciler>(
     let objects = namespaces::reflected(apis, watcher::Config::default(), writer).applied_objects();
     // No limit in kube-runtime: the driver's workers are the limit (see `Driver::worker`).
     let config = controller::Config::default();
-    let controller = Controller::for_stream(objects, cache).with_config(config);
+    let controller = Controller::for_stream(objects, cache.clone()).with_config(config);
     let controller = R::watches(controller, ctx);
     info!(controller = R::NAME, "starting");
     controller
         .graceful_shutdown_on(shutdown.cancelled_owned())
-        .run(reconcile::<R>, error_policy::<R>, driver.clone())
+        .run(
+            move |obj, driver| reconcile::<R>(obj, driver, cache.clone()),
+            error_policy::<R>,
+            driver.clone(),
+        )
         .for_each(|result| {
             handle_result(&driver, R::NAME, result);
             async {}
@@ -465,9 +469,16 @@ impl<E: std::error::Error + 'static> Failure<E> {
 /// gives every log line of it (the reconciler's own too) the controller's name, the object's
 /// namespace and name (`object`: a field `name` would clash with the span's own name in JSON
 /// logs) and an id of this reconcile, as controller-runtime gives its logger.
+///
+/// `obj` is the object as it was when it became due; it is reconciled as `cache` has it when
+/// a worker takes it, as controller-runtime reads its cache only then: an object may wait for
+/// its worker for minutes at scale, and what changed meanwhile (an edit, a deletion, an owner
+/// reference the garbage collector removed) must not be undone by a reconcile of what it was.
+/// An object that `cache` no longer holds was deleted while it waited: nothing to do.
 pub(crate) async fn reconcile<R: Reconciler>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
+    cache: Store<R::Resource>,
 ) -> Result<Action, Failure<R::Error>> {
     // In the queue (`workqueue_depth`) until a worker is free.
     let queue = driver.ctx.metrics.queue.clone();
@@ -478,6 +489,11 @@ pub(crate) async fn reconcile<R: Reconciler>(
         return Ok(Action::await_change());
     };
     let _in_progress = queued.start();
+    let Some(obj) = cache.get(&ObjectRef::from_obj(&*obj)) else {
+        debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "deleted while queued");
+        driver.forget(obj.meta().namespace.as_deref(), &obj.name_any());
+        return Ok(Action::await_change());
+    };
     let span = info_span!(
         "reconcile",
         controller = R::NAME,
@@ -878,6 +894,16 @@ mod tests {
         obj
     }
 
+    /// [`reconcile`] of `obj` by `R`, with a cache that holds `obj` as it is.
+    fn reconcile_cached<R: Reconciler>(
+        obj: Arc<R::Resource>,
+        driver: Arc<Driver>,
+    ) -> impl Future<Output = Result<Action, Failure<R::Error>>> + Send + 'static {
+        let (cache, mut writer) = reflector::store();
+        writer.apply_watcher_event(&watcher::Event::Apply((*obj).clone()));
+        reconcile::<R>(obj, driver, cache)
+    }
+
     /// Runs the driver's `reconcile` of `R` on `obj` against `script`, which plays the API
     /// server; returns the result and the driver (for its failure counts and metrics).
     async fn reconcile_with<R, F>(
@@ -891,7 +917,7 @@ mod tests {
         let (ctx, server) = mock_context();
         let driver = Driver::new(ctx);
         let server = tokio::spawn(script(server));
-        let result = within_timeout(reconcile::<R>(Arc::new(obj), driver.clone())).await;
+        let result = within_timeout(reconcile_cached::<R>(Arc::new(obj), driver.clone())).await;
         server.await.expect("API server script");
         (result, driver)
     }
@@ -912,7 +938,7 @@ mod tests {
         let driver = Driver::new(ctx);
         let obj = Arc::new(widget(&[FINALIZER], false));
         let started = Instant::now();
-        let reconciled = tokio::spawn(reconcile::<Test<FAIL>>(obj, driver.clone()));
+        let reconciled = tokio::spawn(reconcile_cached::<Test<FAIL>>(obj, driver.clone()));
         answer_act(&mut server, FAIL).await;
         let (method, path, held) = server.hold().await;
         assert_eq!((method, path.as_str()), (Method::POST, EVENTS));
@@ -1057,7 +1083,7 @@ mod tests {
         let shutdown = CancellationToken::new();
         let driver = Driver::for_reconciler::<Test<SUCCEED>>(ctx, &shutdown);
         let busy = driver.worker().await.expect("a worker");
-        let waiting = tokio::spawn(reconcile::<Test<SUCCEED>>(
+        let waiting = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
             Arc::new(widget(&[FINALIZER], false)),
             driver.clone(),
         ));
@@ -1105,7 +1131,10 @@ mod tests {
         let depth = r#"workqueue_depth{name="widget",controller="widget",priority=""}"#;
         let busy = driver.worker().await.expect("a worker");
         let obj = Arc::new(widget(&[FINALIZER], false));
-        let waiting = tokio::spawn(reconcile::<Test<SUCCEED>>(obj.clone(), driver.clone()));
+        let waiting = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
+            obj.clone(),
+            driver.clone(),
+        ));
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(metric_value(&driver, depth), 1.0);
         assert_eq!(
@@ -1156,7 +1185,10 @@ mod tests {
         let failure = Failure::Invalid("test");
         error_policy::<Test<SUCCEED>>(obj.clone(), &failure, driver.clone());
         error_policy::<Test<SUCCEED>>(obj.clone(), &failure, driver.clone());
-        let reconciled = tokio::spawn(reconcile::<Test<SUCCEED>>(obj.clone(), driver.clone()));
+        let reconciled = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
+            obj.clone(),
+            driver.clone(),
+        ));
         answer_act(&mut server, SUCCEED).await;
         within_timeout(reconciled)
             .await
@@ -1490,8 +1522,10 @@ mod tests {
         let obj = Arc::new(widget(&[], false));
         let path = "/api/v1/namespaces/default/configmaps/w";
         for attempt in 1..=STALE_EVENT_AFTER {
-            let reconciled =
-                tokio::spawn(reconcile::<AppliesConfigMap>(obj.clone(), driver.clone()));
+            let reconciled = tokio::spawn(reconcile_cached::<AppliesConfigMap>(
+                obj.clone(),
+                driver.clone(),
+            ));
             let conflict = status_error(409, "Conflict");
             let applied = server.expect(Method::PATCH, path, 409, conflict).await;
             assert_eq!(applied["metadata"]["resourceVersion"], "7");
@@ -1552,7 +1586,7 @@ mod tests {
         let driver = Driver::new(ctx);
         let obj = Arc::new(widget(&[], false));
         for _ in 0..2 {
-            let reconciled = reconcile::<AppliesConfigMap>(obj.clone(), driver.clone());
+            let reconciled = reconcile_cached::<AppliesConfigMap>(obj.clone(), driver.clone());
             let script = async {
                 let path = "/api/v1/namespaces/default/configmaps/w";
                 let not_found = status_error(404, "NotFound");
@@ -1926,6 +1960,106 @@ mod envtests {
             retried.map(|at| &reconciles[at]),
             retried.unwrap_or_default() + 1,
             reconciles.len(),
+        );
+    }
+
+    /// What [`OneAtATime`] saw of each flake it reconciled: its name and size, in order.
+    static SEEN_IN_TURN: Mutex<Vec<(String, i32)>> = Mutex::new(Vec::new());
+
+    /// The flakes [`OneAtATime`] reconciled, with the size each had then.
+    fn seen_in_turn() -> Vec<(String, i32)> {
+        SEEN_IN_TURN
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// One worker, held for three seconds by the flake `first`: the others wait for it.
+    struct OneAtATime;
+
+    impl Reconciler for OneAtATime {
+        type Resource = Flake;
+        type Error = Flaky;
+        const NAME: &'static str = "one-at-a-time";
+        const FINALIZER: Option<&'static str> = None;
+        const MAX_CONCURRENT_RECONCILES: u16 = 1;
+
+        async fn apply(obj: Arc<Flake>, _ctx: Arc<Context>) -> Result<Action, Flaky> {
+            SEEN_IN_TURN
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((obj.name_any(), obj.spec.size));
+            if obj.name_any() == "first" {
+                tokio::time::sleep(Duration::from_secs(3)).await;
+            }
+            Ok(Action::await_change())
+        }
+
+        fn rbac_rules() -> Vec<PolicyRule> {
+            AlwaysFails::rbac_rules()
+        }
+    }
+
+    const ONE_AT_A_TIME: Registration = register::<OneAtATime>();
+
+    static IN_TURN: Operator = Operator::new("one-at-a-time")
+        .controllers(&[ONE_AT_A_TIME])
+        .crds(crds);
+
+    /// An object that waits for a worker is reconciled as it is when the worker takes it, as
+    /// controller-runtime reads its cache then: not as it was when it became due, which an
+    /// edit or a deletion meanwhile made stale (a reconcile of a deleted object's snapshot
+    /// recreates what its deletion removed).
+    #[tokio::test]
+    #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+    async fn a_queued_object_is_reconciled_as_it_is_when_its_turn_comes() {
+        let env = Environment::start(&IN_TURN).await;
+        let flakes: Api<Flake> = env.api();
+        env.run(&ONE_AT_A_TIME).await;
+        env.apply(&flakes, &Flake::new("first", FlakeSpec { size: 1 }))
+            .await;
+        env.wait_for("the reconcile of `first` to start", async || {
+            let seen = seen_in_turn();
+            match seen.iter().any(|(name, _)| name == "first") {
+                true => Ok(()),
+                false => Err(format!("reconciled: {seen:?}")),
+            }
+        })
+        .await;
+        step("while `first` holds the worker, `edited` and `deleted` are created and queue");
+        for name in ["edited", "deleted"] {
+            env.apply(&flakes, &Flake::new(name, FlakeSpec { size: 1 }))
+                .await;
+        }
+        // Long enough for the watch to bring both and the controller to queue them.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        step("while they wait, `edited` is edited and `deleted` deleted");
+        env.apply(&flakes, &Flake::new("edited", FlakeSpec { size: 2 }))
+            .await;
+        flakes
+            .delete("deleted", &DeleteParams::default())
+            .await
+            .expect("delete `deleted`");
+        env.wait_for("`edited` to be reconciled", async || {
+            let seen = seen_in_turn();
+            match seen.iter().any(|(name, _)| name == "edited") {
+                true => Ok(()),
+                false => Err(format!("reconciled: {seen:?}")),
+            }
+        })
+        .await;
+        // Time for a reconcile of `deleted`, were one coming.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let seen = seen_in_turn();
+        let edited = seen.iter().find(|(name, _)| name == "edited");
+        assert_eq!(
+            edited.map(|(_, size)| *size),
+            Some(2),
+            "`edited` was reconciled as it was before its edit: {seen:?}"
+        );
+        assert!(
+            !seen.iter().any(|(name, _)| name == "deleted"),
+            "`deleted` was reconciled after its deletion: {seen:?}"
         );
     }
 

@@ -83,13 +83,16 @@ use crate::serve::{self, BindAddress};
 use crate::tls::{self, TlsListener};
 use crate::{Context, Operator, WatchScope, error_chain, webhook};
 
-/// --kube-api-qps by default: a bound of its own on the load one operator puts on the API
-/// server when all its objects fail at once (bench/faults.sh), the figure controller-runtime's
-/// `GetConfig` used to set (client-go's own is 5). controller-runtime v0.25 sets no
-/// client-side limit and leaves the API server's Priority and Fairness to bound it: 0 here.
-pub(crate) const KUBE_API_QPS: f32 = 20.0;
+/// --kube-api-qps by default: no client-side limit, as controller-runtime (v0.25 turns
+/// client-go's off): the API server's Priority and Fairness bounds what one operator may ask
+/// of it, and the load of a controller is bounded by its workers
+/// ([`MAX_CONCURRENT_RECONCILES`](crate::Reconciler::MAX_CONCURRENT_RECONCILES)) and, when all
+/// its objects fail at once, by its retry budget ([`crate::controller::RETRY_BURST`],
+/// [`crate::controller::RETRY_QPS`]; bench/faults.sh measures it). A limit of 20 a second (the
+/// default before) would take at least 50 minutes to write 10,000 new objects' children.
+pub(crate) const KUBE_API_QPS: f32 = 0.0;
 
-/// --kube-api-burst by default: see [`KUBE_API_QPS`] (client-go's own is 10).
+/// --kube-api-burst by default, when --kube-api-qps sets a limit (client-go's own is 10).
 pub(crate) const KUBE_API_BURST: u32 = 30;
 
 /// The manager's flags: those of kubebuilder projects, and the client-side rate limit
@@ -161,9 +164,9 @@ pub struct Flags {
     pub leader_elect: bool,
 
     /// The most requests a second the controllers send to the API server, their reconciles,
-    /// watches and Events together, past --kube-api-burst: client-go's client-side limit; 0
-    /// for none, as controller-runtime v0.25 has (it leaves the bound to the API server's
-    /// Priority and Fairness). Leader election has its own.
+    /// watches and Events together, past --kube-api-burst: client-go's client-side limit. 0,
+    /// the default, for none, as controller-runtime v0.25 has (it leaves the bound to the API
+    /// server's Priority and Fairness). Leader election has its own.
     #[arg(long, default_value_t = KUBE_API_QPS, value_name = "QPS")]
     pub kube_api_qps: f32,
 
@@ -871,6 +874,15 @@ mod tests {
         let answer = tokio::time::timeout(Duration::from_secs(60), configmaps.get("x")).await;
         answer.expect("an answer").expect_err("429");
         assert_eq!(requests.load(Ordering::Relaxed), 1);
+    }
+
+    /// By default the controllers' requests are not paced on the client, as controller-runtime
+    /// v0.25 leaves them: the API server's Priority and Fairness does it.
+    #[test]
+    fn no_client_side_limit_by_default() {
+        let flags = Flags::parse_from(["manager"]);
+        assert_eq!(flags.kube_api_qps, 0.0);
+        assert!(ClientRateLimitLayer::new(flags.kube_api_qps, flags.kube_api_burst).is_none());
     }
 
     /// The controllers' requests wait for their turn past --kube-api-burst; the manager's own

@@ -96,11 +96,14 @@ impl Debug for Namespaces {
 /// rule, a conversion webhook down a moment) is retried with a growing delay, not in a tight
 /// loop.
 ///
-/// Its lists are served from the API server's watch cache (`resourceVersion=0`), as client-go's
-/// informers list, not read from etcd page by page: a manager that starts beside 10,000 objects
-/// of a kind otherwise sends 20 paged reads of etcd for them, and waits for all of them before
-/// its first reconcile (bench/README.md). The list may lag the cluster by the watch cache's
-/// delay, as any cached read does; the watch that follows brings what it missed.
+/// Every list, the first and any later one (the watch could not resume: 410 Gone), is a
+/// consistent read (no `resourceVersion`), in pages of 500: never one from a watch cache that
+/// may lag (`resourceVersion=0`), which after a relist would bring back objects deleted
+/// meanwhile and tell owners of deletions that did not happen (client-go relists from etcd
+/// after a 410 for that reason, `tools/cache/reflector.go`). kube-apiserver serves consistent
+/// lists from its watch cache too once it has caught up (`ConsistentListFromCache`, on since
+/// 1.31), so this costs etcd nothing. (kube's `watcher::Config::any_semantic` would not give
+/// `resourceVersion=0` anyway: kube leaves it out of a list with a page size.)
 pub(crate) fn reflected<K>(
     mut apis: Vec<Api<K>>,
     config: watcher::Config,
@@ -110,7 +113,7 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let watch = move |api: Api<K>| {
-        watcher(api, config.clone().any_semantic())
+        watcher(api, config.clone())
             .default_backoff()
             .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
     };
@@ -351,6 +354,83 @@ mod tests {
                 })
                 .collect()
         }
+    }
+
+    /// The `resourceVersion` a list request asks for, from its query ("" if none).
+    fn list_resource_version(request: &http::Request<kube::client::Body>) -> String {
+        let query = request.uri().query().unwrap_or_default();
+        assert!(
+            !query.contains("watch=true"),
+            "a watch, not a list: {query}"
+        );
+        query
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("resourceVersion="))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// The first list and the list after a 410 are consistent (no `resourceVersion`), as
+    /// client-go relists after a 410: a list from a lagging watch cache would bring back
+    /// objects deleted meanwhile.
+    #[tokio::test]
+    async fn every_list_is_consistent_the_first_and_after_a_410() {
+        use http::Response;
+        use kube::client::Body;
+        use serde_json::json;
+
+        let (service, mut handle) = tower_test::mock::pair::<http::Request<Body>, Response<Body>>();
+        let api: Api<ConfigMap> = Api::default_namespaced(Client::new(service, "default"));
+        let (_store, writer) = reflector::store();
+        let watch = reflected(vec![api], watcher::Config::default(), writer);
+        let events = tokio::spawn(watch.take(5).collect::<Vec<_>>());
+        let answer = |body: serde_json::Value| {
+            Response::builder()
+                .status(200)
+                .body(Body::from(format!("{body}\n").into_bytes()))
+                .expect("a response")
+        };
+        let list = json!({"apiVersion": "v1", "kind": "ConfigMapList", "items": [],
+            "metadata": {"resourceVersion": "5"}});
+        let next = async |handle: &mut tower_test::mock::Handle<_, _>| {
+            let next = crate::testing::within_timeout(handle.next_request()).await;
+            next.expect("a request")
+        };
+
+        let (request, send) = next(&mut handle).await;
+        assert_eq!(list_resource_version(&request), "", "the first list");
+        send.send_response(answer(list.clone()));
+        let (request, send) = next(&mut handle).await;
+        assert!(
+            request
+                .uri()
+                .query()
+                .unwrap_or_default()
+                .contains("watch=true")
+        );
+        let gone = json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
+            "status": "Failure", "reason": "Expired", "code": 410,
+            "message": "too old resource version: 5 (9)"}});
+        send.send_response(answer(gone));
+        let (request, send) = next(&mut handle).await;
+        assert_eq!(list_resource_version(&request), "", "the list after a 410");
+        send.send_response(answer(list));
+        let events = crate::testing::within_timeout(events)
+            .await
+            .expect("the watch");
+        let kinds: Vec<String> = events
+            .iter()
+            .map(|event| match event {
+                Ok(watcher::Event::Init) => "Init".to_owned(),
+                Ok(watcher::Event::InitDone) => "InitDone".to_owned(),
+                Ok(_) => "other".to_owned(),
+                Err(error) => format!("error {error}"),
+            })
+            .collect();
+        assert_eq!(kinds.len(), 5, "{kinds:?}");
+        assert_eq!(kinds[..2], ["Init", "InitDone"], "{kinds:?}");
+        assert!(kinds[2].starts_with("error"), "{kinds:?}");
+        assert_eq!(kinds[3..], ["Init", "InitDone"], "{kinds:?}");
     }
 
     #[test]

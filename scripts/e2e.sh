@@ -23,6 +23,11 @@
 #      own messages: a negative spec.replicas, a 70-character name (the CRD's CEL rule), an
 #      unknown field (kubectl's strict field validation), a missing spec.image; an omitted
 #      spec.port comes back with the CRD's default;
+#   3b. two replicas of the example's manager with --leader-elect (two processes): the leader
+#      killed with SIGKILL in the middle of a batch of creates is replaced by the standby once
+#      its Lease has expired (at most 15 + 2 s and a margin, never before the Lease expired),
+#      which settles the creates, edits and deletions (finalizers) made meanwhile; the new
+#      leader stopped with SIGTERM releases the Lease and a third replica leads at once;
 #   4. the manager of `make deploy` with only its ServiceAccount's permissions (a token of the
 #      ServiceAccount deploy creates): leader election, reconciling, Events, the webhooks, and
 #      its authenticated metrics: a ServiceAccount bound to the project's metrics-reader
@@ -186,6 +191,119 @@ port=$(kubectl get dms defaulted -o jsonpath='{.spec.port}')
 [ "$port" = 9898 ] || fail "spec.port was not defaulted to 9898 (the CRD's default): '$port'"
 kubectl delete dms defaulted
 pass "invalid DemoMicroServices refused with the API server's messages; spec.port defaulted"
+
+echo "== two replicas: the leader killed (SIGKILL) in the middle of a batch, then stopped (SIGTERM)"
+# Two manager processes of the example with --leader-elect, as two replicas of its Deployment
+# would run: one leads, the other waits for the Lease. The leader is killed while objects are
+# being created, edited and deleted; the standby must take over once the Lease has expired
+# (15 s, controller-runtime's LeaseDuration, plus a retry period of 2 s) and settle all of it.
+# Then the new leader gets SIGTERM: it releases the Lease on its way out, and a third replica
+# must lead at once.
+make build >/dev/null
+failover=failover
+kubectl create namespace "$failover"
+replicas=() # the managers' process ids, by number
+trap 'kill "${replicas[@]}" 2>/dev/null || true; if [ -n "$run" ]; then stop_manager; fi; cleanup' EXIT
+# replica N: starts manager number N, its log in $work/replica-N.log.
+replica() {
+  KUBECONFIG=$KUBECONFIG POD_NAMESPACE=$failover "$CARGO_TARGET_DIR/debug/demo-microservice" \
+    --leader-elect --enable-webhooks=false --metrics-bind-address=0 \
+    --health-probe-bind-address=0 >"$work/replica-$1.log" 2>&1 &
+  replicas[$1]=$!
+}
+# identity N: the Lease identity of replica N, from its log.
+identity() { sed -n 's/.*waiting for leadership.*identity="\{0,1\}\([^" ]*\).*/\1/p' "$work/replica-$1.log" | head -n 1; }
+lease() { kubectl -n "$failover" get lease demo-microservice-leader-election -o jsonpath="{.spec.$1}" 2>/dev/null; }
+leads() { [ -n "$(identity "$1")" ] && [ "$(lease holderIdentity)" = "$(identity "$1")" ]; }
+waits() { [ -n "$(identity "$1")" ]; }
+# deployments: "name image" of each Deployment in the namespace, sorted.
+deployments() {
+  kubectl -n "$failover" get deployments \
+    -o jsonpath='{range .items[*]}{.metadata.name} {.spec.template.spec.containers[0].image}{"\n"}{end}' | sort
+}
+# settled: the Deployments are those expected, and no DemoMicroService but those expected is
+# left (a deleted one stays until its finalizer's cleanup has run).
+settled() {
+  [ "$(deployments)" = "$(sort "$work/expected")" ] \
+    && ! kubectl -n "$failover" get dms -o name | grep -qvxFf "$work/expected-dms"
+}
+replica 1
+eventually "replica 1 to lead" leads 1
+replica 2
+eventually "replica 2 to wait for the Lease" waits 2
+: >"$work/expected"
+: >"$work/expected-dms"
+# 10 objects settled before the fault: 5 to be edited and 5 to be deleted while no one leads.
+for n in $(seq 1 10); do
+  dms "before-$n" 'image: example.com/app:1' | kubectl -n "$failover" apply -f - >/dev/null
+done
+for n in $(seq 1 10); do
+  echo "before-$n example.com/app:1" >>"$work/expected"
+  echo "demomicroservice.devops.my.domain/before-$n" >>"$work/expected-dms"
+done
+eventually "the 10 objects of the first leader to have their Deployments" settled
+# The batch: 30 creates, one client, in the background; the leader is killed after the 10th.
+(for n in $(seq 1 30); do
+  dms "batch-$n" 'image: example.com/app:1' | kubectl -n "$failover" apply -f - >/dev/null
+  if [ "$n" = 10 ]; then touch "$work/batch-10"; fi
+done) &
+batch=$!
+for _ in $(seq 1 240); do [ -e "$work/batch-10" ] && break; sleep 0.25; done
+killed_at=$(date +%s.%N)
+kill -KILL "${replicas[1]}"
+wait "${replicas[1]}" 2>/dev/null || true
+last_renew=$(lease renewTime)
+for n in $(seq 1 5); do
+  kubectl -n "$failover" patch dms "before-$n" --type merge -p '{"spec":{"image":"example.com/app:2"}}' >/dev/null
+  sed -i "s|^before-$n .*|before-$n example.com/app:2|" "$work/expected"
+done
+for n in $(seq 6 10); do
+  kubectl -n "$failover" delete dms "before-$n" --wait=false >/dev/null
+  sed -i "/^before-$n /d" "$work/expected"
+  sed -i "\|/before-$n\$|d" "$work/expected-dms"
+done
+wait "$batch"
+for n in $(seq 1 30); do
+  echo "batch-$n example.com/app:1" >>"$work/expected"
+  echo "demomicroservice.devops.my.domain/batch-$n" >>"$work/expected-dms"
+done
+eventually "replica 2 to lead after the leader was killed" leads 2
+took_over=$(awk -v from="$killed_at" -v to="$(date +%s.%N)" 'BEGIN { printf "%.1f", to - from }')
+awk -v t="$took_over" 'BEGIN { exit !(t <= 22) }' \
+  || fail "replica 2 took the Lease $took_over s after the leader was killed (at most 15 + 2 s and a margin)"
+# Never two leaders: the Lease changed hands only once the dead leader's had expired.
+"$python" - "$last_renew" "$(lease acquireTime)" "$(lease leaseDurationSeconds)" <<'PY' \
+  || fail "replica 2 took the Lease before the dead leader's had expired"
+import sys
+from datetime import datetime
+renewed, acquired, duration = sys.argv[1], sys.argv[2], float(sys.argv[3])
+parse = lambda t: datetime.fromisoformat(t.replace("Z", "+00:00"))
+gap = (parse(acquired) - parse(renewed)).total_seconds()
+print(f"the Lease: last renewed by the dead leader {renewed}, taken {gap:.1f} s later")
+sys.exit(0 if gap >= duration else 1)
+PY
+eventually "every create, edit and deletion made around the fault to settle" settled
+pass "a leader killed with SIGKILL: the standby led ${took_over} s later and settled 30 creates, 5 edits and 5 deletions (finalizers run)"
+replica 3
+eventually "replica 3 to wait for the Lease" waits 3
+stopped_at=$(date +%s.%N)
+kill -TERM "${replicas[2]}"
+eventually "replica 3 to lead once replica 2 was stopped" leads 3
+took_over=$(awk -v from="$stopped_at" -v to="$(date +%s.%N)" 'BEGIN { printf "%.1f", to - from }')
+awk -v t="$took_over" 'BEGIN { exit !(t <= 5) }' \
+  || fail "replica 3 took the Lease $took_over s after replica 2's SIGTERM (its Lease released: at once)"
+wait "${replicas[2]}" || fail "replica 2 exited with $? on SIGTERM; its log: $(tail -20 "$work/replica-2.log")"
+grep -q "released the Lease" "$work/replica-2.log" || fail "replica 2 did not release its Lease: $(tail -20 "$work/replica-2.log")"
+dms after-term 'image: example.com/app:3' | kubectl -n "$failover" apply -f - >/dev/null
+echo "after-term example.com/app:3" >>"$work/expected"
+echo "demomicroservice.devops.my.domain/after-term" >>"$work/expected-dms"
+eventually "replica 3 to reconcile an object created after the handover" settled
+kubectl -n "$failover" delete dms --all --timeout=60s >/dev/null
+kill -TERM "${replicas[3]}"
+wait "${replicas[3]}" || fail "replica 3 exited with $? on SIGTERM"
+kubectl delete namespace "$failover" --wait=false >/dev/null
+pass "SIGTERM: the leader released its Lease and replica 3 led ${took_over} s later"
+trap 'if [ -n "$run" ]; then stop_manager; fi; cleanup' EXIT
 
 echo "== the example's webhooks, called by the API server"
 certs=$work/webhook-certs

@@ -25,6 +25,7 @@
 //! - each reconcile runs in a tracing span with the controller's name, the object's namespace
 //!   and name and an id of the reconcile, which every log line of it carries.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::future::Future;
@@ -155,7 +156,8 @@ pub trait Reconciler: 'static {
 
     /// The reason of the Warning Event that shows `error` on the object: give each kind of
     /// failure a reason of its own, which `kubectl get events --field-selector reason=...`
-    /// can find.
+    /// can find. An owned object someone else holds ([`owned::Taken`] in the error's chain) is
+    /// reported by the runtime with its own reason, which names the kind (`ServiceTaken`).
     fn failure_reason(error: &Self::Error) -> &'static str {
         let _ = error;
         events::RECONCILE_FAILED
@@ -586,12 +588,21 @@ async fn reconcile_in_span<R: Reconciler>(
     match &result {
         Ok(_) => driver.forget(obj.meta().namespace.as_deref(), &obj.name_any()),
         Err(failure) => {
-            let reason = match failure {
-                Failure::Apply(error) => R::failure_reason(error),
-                Failure::Cleanup(_) => events::CLEANUP_FAILED,
-                Failure::Finalizer { .. } | Failure::Invalid(_) => events::FINALIZER_FAILED,
-                Failure::NotSynced(_) => events::NOT_SYNCED,
-                Failure::Panic(_) => events::RECONCILE_PANICKED,
+            // An owned object someone else holds is named by its kind, whatever the
+            // reconciler's own reasons: `DeploymentTaken`, `ServiceTaken`.
+            let taken = match failure {
+                Failure::Apply(error) | Failure::Cleanup(error) => owned::taken(error),
+                _ => None,
+            };
+            let reason: Cow<'static, str> = match (failure, taken) {
+                (_, Some(taken)) => taken.reason().into(),
+                (Failure::Apply(error), None) => R::failure_reason(error).into(),
+                (Failure::Cleanup(_), None) => events::CLEANUP_FAILED.into(),
+                (Failure::Finalizer { .. } | Failure::Invalid(_), None) => {
+                    events::FINALIZER_FAILED.into()
+                }
+                (Failure::NotSynced(_), None) => events::NOT_SYNCED.into(),
+                (Failure::Panic(_), None) => events::RECONCILE_PANICKED.into(),
             };
             let mut note = error_chain(failure);
             if not_served {
@@ -608,7 +619,7 @@ async fn reconcile_in_span<R: Reconciler>(
             if !owned::is_stale(failure) || in_a_row >= STALE_EVENT_AFTER {
                 // In the background: the worker is free for the next object at once.
                 let regarding = obj.object_ref(&());
-                ctx.publish_later(regarding, events::failure(reason, note));
+                ctx.publish_later(regarding, events::failure(&reason, note));
             } else {
                 debug!(error = error_chain(failure), "stale read: retrying");
             }
@@ -804,6 +815,8 @@ mod tests {
     const FAIL_NOT_FOUND: u8 = 3;
     /// Refused because another namespace than the widget's is being deleted.
     const FAIL_TERMINATING_ELSEWHERE: u8 = 4;
+    /// An owned Service of the widget's name is someone else's (no request).
+    const FAIL_TAKEN: u8 = 5;
 
     /// A reconciler whose `apply` (and `cleanup`) do what `MODE` says.
     struct Test<const MODE: u8>;
@@ -823,6 +836,16 @@ mod tests {
         const FINALIZER: Option<&'static str> = Some(FINALIZER);
 
         async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, TestError> {
+            if MODE == FAIL_TAKEN {
+                let taken = owned::Taken {
+                    kind: "Service".into(),
+                    name: obj.name_any(),
+                    namespace: None,
+                    controller: None,
+                    owner_kind: "Widget".into(),
+                };
+                return Err(owned::Error::from(taken).into());
+            }
             Self::act(&obj, &ctx).await?;
             Ok(Action::requeue(Duration::from_secs(60)))
         }
@@ -1039,6 +1062,26 @@ mod tests {
         let secs = |s| Action::requeue(Duration::from_secs(s));
         assert_eq!(delays, [secs(1), secs(2), secs(4)]);
         assert_eq!(retry_delay(100), LAST_RETRY);
+    }
+
+    /// An owned object someone else holds is reported with a reason naming its kind, whatever
+    /// reason the reconciler gives its other failures.
+    #[tokio::test]
+    async fn someone_elses_owned_object_is_reported_by_its_kind() {
+        let (result, _driver) = reconcile_with::<Test<FAIL_TAKEN>, _>(
+            widget(&[FINALIZER], false),
+            |mut server| async move {
+                let event = server.echo(Method::POST, EVENTS).await;
+                assert_eq!(event["reason"], "ServiceTaken");
+                let note = event["note"].as_str().expect("note");
+                assert!(
+                    note.starts_with("Service w exists and has no controller"),
+                    "{note}"
+                );
+            },
+        )
+        .await;
+        result.expect_err("the reconcile fails");
     }
 
     /// After an outage every object fails at once: the per-object backoff alone would retry

@@ -54,6 +54,7 @@ mod metrics;
 mod metrics_auth;
 pub mod namespaces;
 pub mod owned;
+pub mod pod_security;
 mod process_metrics;
 mod queue_metrics;
 mod rate_limit;

@@ -54,6 +54,38 @@ pub struct Taken {
     pub owner_kind: String,
 }
 
+impl Taken {
+    /// The reason that reports it, on the owner's Warning Event and its status conditions:
+    /// the kind followed by `Taken`, e.g. `DeploymentTaken`, `ServiceTaken`.
+    ///
+    /// ```
+    /// # use rbuilder_runtime::owned::Taken;
+    /// # fn reason(taken: &Taken) -> String {
+    /// taken.reason()
+    /// # }
+    /// ```
+    pub fn reason(&self) -> String {
+        format!("{}Taken", self.kind)
+    }
+}
+
+/// The [`Taken`] in `error`'s chain of sources, if there is one.
+pub fn taken<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a Taken> {
+    let mut source = Some(error);
+    while let Some(error) = source {
+        // As the variant of [`Error`] (whose source is the box, not the `Taken` in it), or
+        // on its own.
+        if let Some(Error::Taken(taken)) = error.downcast_ref::<Error>() {
+            return Some(taken);
+        }
+        if let Some(taken) = error.downcast_ref::<Taken>() {
+            return Some(taken);
+        }
+        source = error.source();
+    }
+    None
+}
+
 impl fmt::Display for Taken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Self { kind, name, .. } = self;

@@ -130,7 +130,7 @@ use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use error::{Error, Stale, Taken, is_stale};
+pub use error::{Error, Stale, Taken, is_stale, taken};
 pub use watch::ControllerExt;
 
 use crate::applied;

@@ -9,17 +9,19 @@
 //! This file says what the Deployment and the status are; the runtime applies, watches and
 //! deletes the Deployment (see `rbuilder_runtime::owned`), and never touches someone else's.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{Container, ContainerPort, PodSpec, PodTemplateSpec};
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::{Resource, ResourceExt};
 use rbuilder_runtime::controller::{Action, Controller};
 use rbuilder_runtime::owned::{self, ControllerExt, MANAGED_BY};
 use rbuilder_runtime::rbac::policy_rule;
-use rbuilder_runtime::{Context, Reconciler, Registration, conditions, register};
-use serde_json::json;
+use rbuilder_runtime::{Context, Reconciler, Registration, conditions, pod_security, register};
 
 use crate::api::v1alpha1;
 
@@ -38,31 +40,16 @@ impl Reconciler for MemcachedReconciler {
     const NAME: &'static str = "memcached";
     const FINALIZER: Option<&'static str> = Some("cache.example.com/finalizer");
 
-    /// Applies the Deployment, then reports its state in the status.
+    /// Runs `run`. An object someone else holds where `run` applies one (the Deployment, or
+    /// any kind you add) is left alone, and the status says whose it is.
     async fn apply(obj: Arc<Self::Resource>, ctx: Arc<Context>) -> Result<Action, Error> {
-        let deployment = deployment(&obj, ctx.field_manager())?;
-        // Without spec.replicas, whoever scales the Deployment owns its replicas.
-        let owned = ctx.owned(&*obj).release(&["spec", "replicas"]);
-        let status = match owned.apply(deployment).await {
-            Ok(applied) => {
-                // A new Deployment: its controller reports on it within moments, which brings
-                // another reconcile; a status written before that would only say "Pending".
-                if let Some(wait) = conditions::first_report_due(&applied.object) {
-                    return Ok(Action::requeue(wait));
-                }
-                status(&obj, &applied.object)
-            }
-            Err(owned::Error::Taken(taken)) => {
-                // Someone else's: the status says whose; the runtime retries with a backoff.
-                ctx.apply_status(&*obj, &refused_status(&obj, &taken))
-                    .await?;
-                return Err(owned::Error::Taken(taken).into());
-            }
-            Err(error) => return Err(error.into()),
-        };
-        ctx.apply_status(&*obj, &status).await?;
-        // Again after an hour without a change: a safety net against missed watch events.
-        Ok(Action::requeue(Duration::from_secs(60 * 60)))
+        let result = run(&obj, &ctx).await;
+        if let Err(Error::Owned(owned::Error::Taken(taken))) = &result {
+            // The runtime retries with a backoff; its Event's reason names the kind.
+            let refused = status(&obj, Err(taken.as_ref()));
+            ctx.apply_status(&*obj, &refused).await?;
+        }
+        result
     }
 
     /// Deletes the Deployment first, unless `kubectl delete --cascade=orphan` keeps it.
@@ -94,13 +81,22 @@ impl Reconciler for MemcachedReconciler {
     ) -> Controller<Self::Resource> {
         controller.watch_owned::<Deployment>(ctx)
     }
+}
 
-    fn failure_reason(error: &Error) -> &'static str {
-        match error {
-            Error::Owned(owned::Error::Taken(_)) => "DeploymentTaken",
-            _ => "ApplyFailed",
-        }
+/// Applies the Deployment, then reports its state in the status.
+async fn run(obj: &v1alpha1::Memcached, ctx: &Context) -> Result<Action, Error> {
+    // Without spec.replicas, whoever scales the Deployment owns its replicas.
+    let owned = ctx.owned(obj).release(&["spec", "replicas"]);
+    let applied = owned.apply(deployment(obj, ctx.field_manager())).await?;
+    // A new Deployment: its controller reports on it within moments, which brings another
+    // reconcile; a status written before that would only say "Pending".
+    if let Some(wait) = conditions::first_report_due(&applied.object) {
+        return Ok(Action::requeue(wait));
     }
+    let status = status(obj, Ok(&applied.object));
+    ctx.apply_status(obj, &status).await?;
+    // Again after an hour without a change: a safety net against missed watch events.
+    Ok(Action::requeue(Duration::from_secs(60 * 60)))
 }
 
 /// Why a reconcile failed.
@@ -112,84 +108,87 @@ pub enum Error {
     Owned(#[from] owned::Error),
 }
 
+/// The container's command.
+const COMMAND: &[&str] = &["memcached", "-m=64", "-o", "modern", "-v"];
+
 /// The Deployment that runs `obj`, labelled as `manager`'s (the operator's). The runtime names
-/// and places it as `obj` and adds the owner reference.
-pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Result<Deployment, Error> {
+/// and places it as `obj` and adds the owner reference; fields left `None` are left out of
+/// the apply.
+pub fn deployment(obj: &v1alpha1::Memcached, manager: &str) -> Deployment {
+    let name = "memcached";
     // The labels that select its pods (a Deployment's selector cannot change).
-    let selector = json!({
-        "app.kubernetes.io/name": "memcached",
-        "app.kubernetes.io/instance": obj.name_any(),
-    });
+    let selector = BTreeMap::from([
+        ("app.kubernetes.io/name".to_owned(), name.to_owned()),
+        ("app.kubernetes.io/instance".to_owned(), obj.name_any()),
+    ]);
     let mut labels = selector.clone();
-    labels[MANAGED_BY] = json!(manager);
-    // The user id the container runs as: Kubernetes checks `runAsNonRoot` against a number
-    // only, not an image's user name. `null` keeps the image's own (non-root) user.
-    let user = json!(1001);
-    let ports = obj.spec.port.map(|port| {
-        let port = json!({"name": "memcached", "containerPort": port, "protocol": "TCP"});
-        [port]
-    });
-    let deployment = json!({
-        "metadata": {"labels": labels},
-        "spec": {
-            // Left out of the apply when unset, so that whoever scales the Deployment owns it.
-            "replicas": obj.spec.replicas,
-            "selector": {"matchLabels": selector},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    // The "restricted" Pod Security Standard.
-                    "securityContext": {
-                        "runAsNonRoot": true,
-                        "runAsUser": user,
-                        "seccompProfile": {"type": "RuntimeDefault"},
-                    },
-                    "containers": [{
-                        "name": "memcached",
-                        "image": obj.spec.image,
-                        "imagePullPolicy": "IfNotPresent",
-                        "command": ["memcached", "-m=64", "-o", "modern", "-v"],
-                        "ports": ports,
-                        "securityContext": {
-                            "runAsNonRoot": true,
-                            "runAsUser": user,
-                            "allowPrivilegeEscalation": false,
-                            // Not readOnlyRootFilesystem: the restricted standard does not ask
-                            // for it, and many images write to /tmp or a cache folder.
-                            "capabilities": {"drop": ["ALL"]},
-                            "seccompProfile": {"type": "RuntimeDefault"},
-                        },
-                    }],
-                },
-            },
+    labels.insert(MANAGED_BY.to_owned(), manager.to_owned());
+    // The "restricted" Pod Security Standard. The user id is a number: Kubernetes checks
+    // `runAsNonRoot` against a number only, not an image's user name; `None` keeps the image's.
+    let user = Some(1001);
+    let container = Container {
+        name: name.to_owned(),
+        image: Some(obj.spec.image.clone()),
+        image_pull_policy: Some("IfNotPresent".to_owned()),
+        command: Some(COMMAND.iter().map(|arg| (*arg).to_owned()).collect()),
+        ports: obj.spec.port.map(|port| {
+            vec![ContainerPort {
+                name: Some("memcached".to_owned()),
+                container_port: port,
+                protocol: Some("TCP".to_owned()),
+                ..Default::default()
+            }]
+        }),
+        security_context: Some(pod_security::restricted_container(user)),
+        ..Default::default()
+    };
+    Deployment {
+        metadata: ObjectMeta {
+            labels: Some(labels.clone()),
+            ..Default::default()
         },
-    });
-    serde_json::from_value(deployment).map_err(|error| kube::Error::SerdeError(error).into())
+        spec: DeploymentSpec {
+            // Left out of the apply when unset, so that whoever scales the Deployment owns it.
+            replicas: obj.spec.replicas,
+            selector: LabelSelector {
+                match_labels: Some(selector),
+                ..Default::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..Default::default()
+                }),
+                spec: Some(PodSpec {
+                    security_context: Some(pod_security::restricted_pod(user)),
+                    containers: vec![container],
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        },
+        ..Default::default()
+    }
 }
 
 /// The status of `obj` as its Deployment shows it: `Available` mirrors the Deployment's own
 /// condition, `Progressing` is `True` while a rollout is under way, `Degraded` is `True` when it
-/// is stuck (see `rbuilder_runtime::conditions::of_deployment`).
-pub fn status(obj: &v1alpha1::Memcached, deployment: &Deployment) -> v1alpha1::MemcachedStatus {
+/// is stuck (see `rbuilder_runtime::conditions::of_deployment`). When an object it runs as is
+/// someone else's (`Err`): not available, degraded, saying whose it is.
+pub fn status(
+    obj: &v1alpha1::Memcached,
+    deployment: Result<&Deployment, &owned::Taken>,
+) -> v1alpha1::MemcachedStatus {
     let current = obj.status.as_ref().map(|s| s.conditions.as_slice());
-    let generation = obj.metadata.generation;
-    let ready = deployment.status.as_ref().and_then(|s| s.ready_replicas);
+    let (current, generation) = (current.unwrap_or_default(), obj.metadata.generation);
+    let conditions = match deployment {
+        Ok(deployment) => conditions::of_deployment(current, deployment, generation),
+        Err(taken) => conditions::refused(current, &taken.reason(), &taken.to_string(), generation),
+    };
+    let observed = deployment.ok().and_then(|d| d.status.as_ref());
     v1alpha1::MemcachedStatus {
-        conditions: conditions::of_deployment(current.unwrap_or_default(), deployment, generation),
-        ready_replicas: Some(ready.unwrap_or(0)),
+        conditions,
+        ready_replicas: Some(observed.and_then(|s| s.ready_replicas).unwrap_or(0)),
         observed_generation: generation,
-    }
-}
-
-/// The status of `obj` when its Deployment is someone else's: not available, degraded, saying
-/// whose it is.
-fn refused_status(obj: &v1alpha1::Memcached, taken: &owned::Taken) -> v1alpha1::MemcachedStatus {
-    let current = obj.status.as_ref().map(|s| s.conditions.as_slice());
-    let (generation, message) = (obj.metadata.generation, taken.to_string());
-    let reason = "DeploymentTaken";
-    v1alpha1::MemcachedStatus {
-        conditions: conditions::refused(current.unwrap_or_default(), reason, &message, generation),
-        observed_generation: generation,
-        ..Default::default()
     }
 }

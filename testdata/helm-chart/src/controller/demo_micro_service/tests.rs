@@ -39,7 +39,7 @@ fn test_object(spec: Value) -> v1::DemoMicroService {
 }
 
 fn deployment_of(spec: Value) -> Value {
-    let deployment = deployment(&test_object(spec), "test-operator").expect("a Deployment");
+    let deployment = deployment(&test_object(spec), "test-operator");
     json!(deployment)
 }
 
@@ -84,10 +84,10 @@ fn unset_replicas_are_left_to_whoever_scales_the_deployment() {
 /// The status of the test object with a Deployment whose status is `observed`.
 fn status_with(observed: Value) -> Value {
     let obj = test_object(json!({"image": "podinfo:1", "replicas": 2}));
-    let mut deployment = deployment(&obj, "test-operator").expect("a Deployment");
+    let mut deployment = deployment(&obj, "test-operator");
     deployment.metadata.generation = Some(1);
     deployment.status = Some(serde_json::from_value::<DeploymentStatus>(observed).expect("status"));
-    json!(status(&obj, &deployment))
+    json!(status(&obj, Ok(&deployment)))
 }
 
 /// The status and reason of the condition `type_` in `status`.
@@ -152,7 +152,9 @@ async fn someone_elses_deployment_is_refused_in_the_status() {
     let status = server.expect(Method::PATCH, path, 200, stored).await;
     let error = within_timeout(reconciled).await.expect("the task");
     let error = error.expect_err("refused");
-    assert_eq!(Tested::failure_reason(&error), "DeploymentTaken");
+    // The reason of the runtime's Warning Event and of the status: the kind, then `Taken`.
+    let taken = owned::taken(&error).expect("someone else's Deployment");
+    assert_eq!(taken.reason(), "DeploymentTaken");
     let says = error.to_string();
     let theirs = "Deployment test exists and has no controller";
     assert!(says.starts_with(theirs), "{says}");

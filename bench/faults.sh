@@ -14,10 +14,12 @@
 #    DemoMicroServices, Deployments but their status, which kube-controller-manager writes,
 #    events.k8s.io Events and Leases; watches left out; sampled every 5 s); the webhook's
 #    calls; the Events about the DemoMicroServices.
-#    The bound: the manager's client-side limit, --kube-api-qps 20 with a burst of 30 (its
-#    defaults), plus its Lease (a renewal every 2 s, on a client of its own, a GET and a PUT
-#    each): at most 30 + 21 t requests in any t seconds, i.e. 51 in one second, 24/s over
-#    10 s, 21/s in the long run.
+#    The bound, with the manager's defaults (no client-side limit, as controller-runtime's):
+#    one worker, and the controller's retry budget, 100 retries at once then 10 a second, so
+#    at most COUNT + 100 + 10 t failed reconciles in the first t seconds (each object's first
+#    reconcile is no retry), each a few requests, plus the Lease (a GET and a PUT every 2 s).
+#    With MANAGER_ARGS="--kube-api-qps=20 --kube-api-burst=30" (the default before
+#    2026-12-06): at most 30 + 21 t requests in any t seconds.
 # 2. The fault gone: the webhook configuration is deleted, and the time until every
 #    DemoMicroService has its Deployment and a status is printed, with the requests meanwhile.
 #    Each object comes back at its next retry: its backoff after the fault (up to 5 minutes, the

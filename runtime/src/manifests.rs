@@ -223,3 +223,6 @@ fn sorted(value: Value) -> Value {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod validation_markers;

@@ -742,6 +742,81 @@ fn demo_microservice() {
     check_runtime(&example);
 }
 
+/// The diffs of a section of docs/extending.md (its ```` ```diff ```` blocks, in order), from
+/// its `## heading` to the next.
+fn diffs_of_extending(heading: &str) -> String {
+    let text = std::fs::read_to_string(repo().join("docs/extending.md")).expect("the document");
+    let start = text
+        .find(&format!("\n## {heading}\n"))
+        .expect("the section");
+    let section = &text[start + 1..];
+    let section = &section[..section[3..]
+        .find("\n## ")
+        .map_or(section.len(), |end| end + 3)];
+    let mut diffs = String::new();
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        if line == "```diff" {
+            for line in lines.by_ref().take_while(|line| *line != "```") {
+                diffs.push_str(line);
+                diffs.push('\n');
+            }
+        }
+    }
+    diffs
+}
+
+/// docs/extending.md's "State of a controller's own", as a reader follows it: its diffs
+/// apply to the tutorial's project (`git apply`, so a diff that no longer matches the project
+/// fails here), and the project then builds, lints and passes its unit and integration tests
+/// with the controller's state given by `src/main.rs` and by each test.
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn extending_state_recipe() {
+    let (_tmp, dir) = copy_of("demo-microservice");
+    let diffs = diffs_of_extending("State of a controller's own");
+    let files = diffs.lines().filter(|line| line.starts_with("+++ b/"));
+    assert_eq!(
+        files.count(),
+        4,
+        "the controller, main.rs and the two tests:\n{diffs}"
+    );
+    std::fs::write(dir.join("state.patch"), &diffs).expect("write the diffs");
+    run(&dir, "git", &["apply", "--verbose", "state.patch"]);
+    std::fs::remove_file(dir.join("state.patch")).expect("remove the diffs");
+    run(
+        &dir,
+        "cargo",
+        &[
+            "clippy",
+            "--locked",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    run(&dir, "cargo", &["fmt", "--check"]);
+    let manager = [
+        "run",
+        "--locked",
+        "--bin",
+        "demo-microservice",
+        "--",
+        "--help",
+    ];
+    let help = run(&dir, "cargo", &manager);
+    assert!(
+        help.contains("--image-pull-policy") && help.contains("--leader-elect"),
+        "{help}"
+    );
+    run(
+        &dir,
+        "cargo",
+        &["test", "--locked", "--lib", "--test", "integration"],
+    );
+}
+
 /// The tutorial's project with kubebuilder's Helm chart (`edit --plugins helm/v2-alpha`): the
 /// project's checks, then the chart's, with the real Helm (scripts/helm builds it).
 #[test]

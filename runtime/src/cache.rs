@@ -350,6 +350,7 @@ mod envtests {
     use crate::envtest::webhooks::install_crds;
     use crate::envtest::{ControlPlane, NAMESPACE, step};
     use crate::owned::{ControllerExt, MANAGED_BY};
+    use crate::state::States;
     use crate::{Context, Operator, Reconciler, Registration, register};
 
     /// A kind that owns ConfigMaps.
@@ -520,7 +521,8 @@ mod envtests {
         let shutdown = CancellationToken::new();
         let _stop = shutdown.clone().drop_guard();
         let holders: Registration = register::<Holders<OWNED>>();
-        tokio::spawn((holders.run)(Arc::new(ctx), shutdown));
+        let run = (holders.run)(Arc::new(ctx), &States::default(), shutdown);
+        tokio::spawn(run.expect("a controller without a state"));
 
         let wait = async |what: &str, probe: &dyn Fn() -> bool| {
             let deadline = Instant::now() + std::time::Duration::from_secs(60);

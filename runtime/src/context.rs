@@ -31,8 +31,13 @@ pub(crate) const EVENTS_IN_FLIGHT: usize = 100;
 
 /// What each reconciler gets besides the object: built once by the manager; each controller
 /// gets a copy (in an `Arc`) with caches of its own.
-#[derive(Clone)]
-pub struct Context {
+///
+/// `S` is the state the controller holds of its own (a configuration read at start, a client
+/// of another service), which [`state`](Self::state) returns: `()` for a controller without
+/// one. The manager is given it in `src/main.rs`
+/// ([`Manager::state`](crate::manager::Manager::state)), a unit test with
+/// [`with_state`](Self::with_state); see [`register_with_state`](crate::register_with_state).
+pub struct Context<S = ()> {
     /// Client for the Kubernetes API.
     pub client: Client,
     /// The namespaces from `WATCH_NAMESPACE`: when set, controllers watch only those (a
@@ -47,6 +52,15 @@ pub struct Context {
     pub(crate) metrics: Metrics,
     /// The caches that [`cache`](Self::cache) fills, for [`cached`](Self::cached).
     pub(crate) caches: Arc<Caches>,
+    /// The controller's own: see [`state`](Self::state).
+    state: Arc<S>,
+}
+
+// Not derived: a derive would ask `S: Clone`, and the state is shared, not copied.
+impl<S> Clone for Context<S> {
+    fn clone(&self) -> Self {
+        self.with_shared_state(Arc::clone(&self.state))
+    }
 }
 
 impl Context {
@@ -61,7 +75,64 @@ impl Context {
             field_manager,
             metrics: Metrics::default(),
             caches: Arc::default(),
+            state: Arc::new(()),
         }
+    }
+}
+
+impl<S> Context<S> {
+    /// What the controller holds of its own, as `src/main.rs` gave it to the manager (or a
+    /// test to [`with_state`](Self::with_state)).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use rbuilder_runtime::Context;
+    ///
+    /// /// A setting of the operator's, read at start.
+    /// struct Settings {
+    ///     registry: String,
+    /// }
+    ///
+    /// fn image(ctx: &Context<Settings>, name: &str) -> String {
+    ///     format!("{}/{name}", ctx.state().registry)
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let (ctx, _server) = rbuilder_runtime::testing::mock_context();
+    /// let ctx = ctx.with_state(Settings { registry: "registry.example.com".into() });
+    /// assert_eq!(image(&ctx, "nginx"), "registry.example.com/nginx");
+    /// # }
+    /// ```
+    pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// This context holding `state` instead: the same client, Events, metrics and caches. For
+    /// tests, which give each controller the state they test it with; the manager gives it
+    /// what [`Manager::state`](crate::manager::Manager::state) was given.
+    pub fn with_state<T>(&self, state: T) -> Context<T> {
+        self.with_shared_state(Arc::new(state))
+    }
+
+    /// [`with_state`](Self::with_state) with a state shared with others.
+    pub(crate) fn with_shared_state<T>(&self, state: Arc<T>) -> Context<T> {
+        Context {
+            client: self.client.clone(),
+            watch_namespaces: self.watch_namespaces.clone(),
+            field_manager: self.field_manager.clone(),
+            recorder: Arc::clone(&self.recorder),
+            events_in_flight: Arc::clone(&self.events_in_flight),
+            metrics: self.metrics.clone(),
+            caches: Arc::clone(&self.caches),
+            state,
+        }
+    }
+
+    /// This context without its state: what the runtime's own code takes.
+    pub(crate) fn stateless(&self) -> Context {
+        self.with_shared_state(Arc::new(()))
     }
 
     /// This context for one controller: the same client, Events and metrics, no caches yet.
@@ -325,7 +396,7 @@ impl Context {
             );
             return;
         };
-        let ctx = self.clone();
+        let ctx = self.stateless();
         tokio::spawn(async move {
             ctx.publish_about(&regarding, event).await;
             drop(permit);

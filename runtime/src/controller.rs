@@ -64,6 +64,7 @@ use crate::metrics::Outcome;
 use crate::namespaces;
 use crate::owned;
 use crate::rate_limit::{self, SharedBucket, TokenBucket};
+use crate::state::{MissingState, StateType, States};
 
 /// The first retry of a failed reconcile comes after this long.
 pub const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -83,7 +84,48 @@ pub const RETRY_QPS: f64 = 10.0;
 
 /// A controller: how objects of one kind are reconciled. Implemented by a unit struct in the
 /// controller's module (`src/controller/<kind>.rs`) and registered with [`register`].
-pub trait Reconciler: 'static {
+///
+/// `S` is the state the controller holds of its own, `()` for none: what a kubebuilder
+/// reconciler keeps in its struct's fields, and a kube-rs one in the context it gives
+/// `Controller::run`. Each reconcile reaches it as `ctx.state()` ([`Context::state`]); the
+/// controller is registered with [`register_with_state`], and `src/main.rs` gives the manager
+/// the state ([`Manager::state`](crate::manager::Manager::state)):
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use rbuilder_runtime::controller::Action;
+/// use rbuilder_runtime::{Context, Reconciler, Registration, register_with_state};
+/// # use k8s_openapi::api::core::v1::ConfigMap as Site;
+///
+/// /// What the controller is told at start.
+/// pub struct Settings {
+///     /// The domain the sites are served under.
+///     pub domain: String,
+/// }
+///
+/// pub struct SiteReconciler;
+///
+/// pub const CONTROLLER: Registration = register_with_state::<SiteReconciler, Settings>();
+///
+/// impl Reconciler<Settings> for SiteReconciler {
+///     type Resource = Site;
+///     type Error = kube::Error;
+///     const NAME: &'static str = "site";
+///     const FINALIZER: Option<&'static str> = None;
+///
+///     async fn apply(site: Arc<Site>, ctx: Arc<Context<Settings>>) -> Result<Action, Self::Error> {
+///         let host = format!("{}.{}", kube::ResourceExt::name_any(&*site), ctx.state().domain);
+///         # let _ = host;
+///         Ok(Action::await_change())
+///     }
+///
+///     fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+///         Vec::new()
+///     }
+/// }
+/// ```
+pub trait Reconciler<S: Send + Sync + 'static = ()>: 'static {
     /// The kind this controller reconciles.
     type Resource: Resource<DynamicType = (), Scope: Scope>
         + Clone
@@ -120,7 +162,7 @@ pub trait Reconciler: 'static {
     /// returned [`Action`] asks. An error is retried with a backoff.
     fn apply(
         obj: Arc<Self::Resource>,
-        ctx: Arc<Context>,
+        ctx: Arc<Context<S>>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
 
     /// Releases what [`apply`](Self::apply) made, once `obj` is being deleted; its finalizer is
@@ -128,7 +170,7 @@ pub trait Reconciler: 'static {
     /// `obj` are deleted by Kubernetes' garbage collector without help.
     fn cleanup(
         obj: Arc<Self::Resource>,
-        ctx: Arc<Context>,
+        ctx: Arc<Context<S>>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send {
         let _ = (obj, ctx);
         async { Ok(Action::await_change()) }
@@ -148,7 +190,7 @@ pub trait Reconciler: 'static {
     /// owners of the objects deleted meanwhile.
     fn watches(
         controller: Controller<Self::Resource>,
-        ctx: &Context,
+        ctx: &Context<S>,
     ) -> Controller<Self::Resource> {
         let _ = ctx;
         controller
@@ -168,43 +210,71 @@ pub trait Reconciler: 'static {
 pub struct Registration {
     /// The controller's name: [`Reconciler::NAME`].
     pub name: &'static str,
-    /// Runs the controller until the token is cancelled and its reconciles have finished.
-    /// Fails if its kind cannot be listed within [`START_TIMEOUT`] (e.g. the CRD is not
-    /// installed).
-    pub(crate) run:
-        fn(Arc<Context>, CancellationToken) -> BoxFuture<'static, Result<(), kube::Error>>,
+    /// Runs the controller, with its state from the states given, until the token is
+    /// cancelled and its reconciles have finished (see [`RunController`]).
+    pub(crate) run: RunController,
+    /// The type of the controller's state, for the message when it was not given.
+    pub(crate) state: StateType,
     /// [`Reconciler::rbac_rules`].
     pub rbac_rules: fn() -> Vec<PolicyRule>,
     /// [`Reconciler::MAX_CONCURRENT_RECONCILES`].
     pub max_concurrent_reconciles: u16,
 }
 
-/// The registration of `R`, for the project's list of controllers.
+/// How a [`Registration`] runs its controller: `Err` at once if the states lack the
+/// controller's; else a future that fails if its kind cannot be listed within
+/// [`START_TIMEOUT`] (e.g. the CRD is not installed).
+pub(crate) type RunController =
+    fn(
+        Arc<Context>,
+        &States,
+        CancellationToken,
+    ) -> Result<BoxFuture<'static, Result<(), kube::Error>>, MissingState>;
+
+/// The registration of `R`, a controller without a state of its own, for the project's list
+/// of controllers.
 pub const fn register<R: Reconciler>() -> Registration {
+    register_with_state::<R, ()>()
+}
+
+/// The registration of `R`, a controller that holds a state `S` of its own (see
+/// [`Reconciler`]), which the manager must be given in `src/main.rs`
+/// ([`Manager::state`](crate::manager::Manager::state)): without it the manager stops at start
+/// and says so.
+pub const fn register_with_state<R: Reconciler<S>, S: Send + Sync + 'static>() -> Registration {
     Registration {
         name: R::NAME,
-        run: run_boxed::<R>,
+        run: run_boxed::<R, S>,
+        state: StateType::of::<S>(),
         rbac_rules: R::rbac_rules,
         max_concurrent_reconciles: R::MAX_CONCURRENT_RECONCILES,
     }
 }
 
-fn run_boxed<R: Reconciler>(
+fn run_boxed<R: Reconciler<S>, S: Send + Sync + 'static>(
     ctx: Arc<Context>,
+    states: &States,
     shutdown: CancellationToken,
-) -> BoxFuture<'static, Result<(), kube::Error>> {
+) -> Result<BoxFuture<'static, Result<(), kube::Error>>, MissingState> {
+    let state = states.get::<S>().ok_or_else(|| MissingState {
+        controller: R::NAME,
+        state: StateType::of::<S>(),
+    })?;
     // A context of its own: the caches its `watches` makes are this controller's.
     let ctx = Arc::new(ctx.for_controller());
-    let driver = Driver::for_reconciler::<R>(ctx, &shutdown);
-    Box::pin(run::<R>(driver, shutdown))
+    let driver = Driver::for_reconciler::<R, S>(ctx, &shutdown);
+    Ok(Box::pin(run::<R, S>(driver, state, shutdown)))
 }
 
-/// Runs `R` with `driver` until `shutdown` is cancelled.
-async fn run<R: Reconciler>(
+/// Runs `R` with `driver` and `state` until `shutdown` is cancelled.
+async fn run<R: Reconciler<S>, S: Send + Sync + 'static>(
     driver: Arc<Driver>,
+    state: Arc<S>,
     shutdown: CancellationToken,
 ) -> Result<(), kube::Error> {
-    let ctx = &driver.ctx;
+    // What the reconciler gets: the controller's context, its caches included, with its state.
+    let reconciler_ctx = Arc::new(driver.ctx.with_shared_state(state));
+    let ctx = &reconciler_ctx;
     // One per watched namespace (WATCH_NAMESPACE may list several).
     let apis = ctx.watch_namespaces.apis::<R::Resource>(&ctx.client);
     for api in &apis {
@@ -221,11 +291,12 @@ async fn run<R: Reconciler>(
     let controller = Controller::for_stream(objects, cache.clone()).with_config(config);
     let controller = R::watches(controller, ctx);
     info!(controller = R::NAME, "starting");
+    let ctx = Arc::clone(ctx);
     controller
         .graceful_shutdown_on(shutdown.cancelled_owned())
         .run(
-            move |obj, driver| reconcile::<R>(obj, driver, cache.clone()),
-            error_policy::<R>,
+            move |obj, driver| reconcile::<R, S>(obj, driver, cache.clone(), ctx.clone()),
+            error_policy::<R, S>,
             driver.clone(),
         )
         .for_each(|result| {
@@ -335,8 +406,15 @@ impl Driver {
     }
 
     /// The driver of `R`, with its workers, until `shutdown`.
-    fn for_reconciler<R: Reconciler>(ctx: Arc<Context>, shutdown: &CancellationToken) -> Arc<Self> {
-        let max = R::MAX_CONCURRENT_RECONCILES;
+    fn for_reconciler<R: Reconciler<S>, S: Send + Sync + 'static>(
+        ctx: Arc<Context>,
+        shutdown: &CancellationToken,
+    ) -> Arc<Self> {
+        Self::with_workers(ctx, R::MAX_CONCURRENT_RECONCILES, shutdown)
+    }
+
+    /// A driver with `max` workers (0: no limit), until `shutdown`.
+    fn with_workers(ctx: Arc<Context>, max: u16, shutdown: &CancellationToken) -> Arc<Self> {
         let workers = (max > 0).then(|| Semaphore::new(max.into()));
         Arc::new(Self::with(ctx, workers, shutdown.clone()))
     }
@@ -477,10 +555,13 @@ impl<E: std::error::Error + 'static> Failure<E> {
 /// its worker for minutes at scale, and what changed meanwhile (an edit, a deletion, an owner
 /// reference the garbage collector removed) must not be undone by a reconcile of what it was.
 /// An object that `cache` no longer holds was deleted while it waited: nothing to do.
-pub(crate) async fn reconcile<R: Reconciler>(
+///
+/// `ctx` is what the reconciler gets: the driver's context with the controller's state.
+pub(crate) async fn reconcile<R: Reconciler<S>, S: Send + Sync + 'static>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
     cache: Store<R::Resource>,
+    ctx: Arc<Context<S>>,
 ) -> Result<Action, Failure<R::Error>> {
     // In the queue (`workqueue_depth`) until a worker is free.
     let queue = driver.ctx.metrics.queue.clone();
@@ -503,7 +584,9 @@ pub(crate) async fn reconcile<R: Reconciler>(
         object = %obj.name_any(),
         reconcile_id = %reconcile_id(),
     );
-    let result = reconcile_in_span::<R>(obj, driver).instrument(span).await;
+    let result = reconcile_in_span::<R, S>(obj, driver, ctx)
+        .instrument(span)
+        .await;
     // Again after a delay: a retry, as controller-runtime counts a `RequeueAfter` (a failure's
     // is counted by `error_policy`).
     if matches!(&result, Ok(action) if *action != Action::await_change()) {
@@ -530,9 +613,10 @@ fn reconcile_id() -> String {
     )
 }
 
-async fn reconcile_in_span<R: Reconciler>(
+async fn reconcile_in_span<R: Reconciler<S>, S: Send + Sync + 'static>(
     obj: Arc<R::Resource>,
     driver: Arc<Driver>,
+    reconciler_ctx: Arc<Context<S>>,
 ) -> Result<Action, Failure<R::Error>> {
     let started = Instant::now();
     let ctx = &driver.ctx;
@@ -541,8 +625,8 @@ async fn reconcile_in_span<R: Reconciler>(
         // Before its first list, a cache would say that nothing exists.
         ctx.caches.synced(cache::SYNC_TIMEOUT).await?;
         match R::FINALIZER {
-            Some(name) => with_finalizer::<R>(obj.clone(), ctx, name).await,
-            None => R::apply(obj.clone(), ctx.clone())
+            Some(name) => with_finalizer::<R, S>(obj.clone(), &reconciler_ctx, name).await,
+            None => R::apply(obj.clone(), reconciler_ctx.clone())
                 .await
                 .map_err(Failure::Apply),
         }
@@ -691,9 +775,9 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// [`reconcile`] with the finalizer `name`: added first, removed after a successful cleanup.
-async fn with_finalizer<R: Reconciler>(
+async fn with_finalizer<R: Reconciler<S>, S: Send + Sync + 'static>(
     obj: Arc<R::Resource>,
-    ctx: &Arc<Context>,
+    ctx: &Arc<Context<S>>,
     name: &str,
 ) -> Result<Action, Failure<R::Error>> {
     let api = ctx.api_near::<R::Resource>(&*obj);
@@ -735,7 +819,7 @@ async fn with_finalizer<R: Reconciler>(
 /// Every failed object thus has a retry queued until it succeeds; a retry that finds it gone
 /// ([`handle_result`]) forgets its failures, so no count outlives its object by more than
 /// [`LAST_RETRY`].
-pub(crate) fn error_policy<R: Reconciler>(
+pub(crate) fn error_policy<R: Reconciler<S>, S: Send + Sync + 'static>(
     obj: Arc<R::Resource>,
     _failure: &Failure<R::Error>,
     driver: Arc<Driver>,
@@ -924,7 +1008,8 @@ mod tests {
     ) -> impl Future<Output = Result<Action, Failure<R::Error>>> + Send + 'static {
         let (cache, mut writer) = reflector::store();
         writer.apply_watcher_event(&watcher::Event::Apply((*obj).clone()));
-        reconcile::<R>(obj, driver, cache)
+        let ctx = Arc::clone(&driver.ctx);
+        reconcile::<R, ()>(obj, driver, cache, ctx)
     }
 
     /// Runs the driver's `reconcile` of `R` on `obj` against `script`, which plays the API
@@ -1057,7 +1142,7 @@ mod tests {
 
         let obj = Arc::new(obj);
         let delays: Vec<Action> = (0..3)
-            .map(|_| error_policy::<Test<FAIL>>(obj.clone(), &failure, driver.clone()))
+            .map(|_| error_policy::<Test<FAIL>, ()>(obj.clone(), &failure, driver.clone()))
             .collect();
         let secs = |s| Action::requeue(Duration::from_secs(s));
         assert_eq!(delays, [secs(1), secs(2), secs(4)]);
@@ -1124,7 +1209,7 @@ mod tests {
     async fn a_reconcile_waiting_for_a_worker_gives_up_when_the_controller_stops() {
         let (ctx, mut server) = mock_context();
         let shutdown = CancellationToken::new();
-        let driver = Driver::for_reconciler::<Test<SUCCEED>>(ctx, &shutdown);
+        let driver = Driver::for_reconciler::<Test<SUCCEED>, ()>(ctx, &shutdown);
         let busy = driver.worker().await.expect("a worker");
         let waiting = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
             Arc::new(widget(&[FINALIZER], false)),
@@ -1169,7 +1254,7 @@ mod tests {
         let shutdown = CancellationToken::new();
         // As the manager starts each controller's series.
         ctx.metrics.init_controller("widget", 1);
-        let driver = Driver::for_reconciler::<Test<SUCCEED>>(ctx, &shutdown);
+        let driver = Driver::for_reconciler::<Test<SUCCEED>, ()>(ctx, &shutdown);
         let labels = r#"{name="widget",controller="widget"}"#;
         let depth = r#"workqueue_depth{name="widget",controller="widget",priority=""}"#;
         let busy = driver.worker().await.expect("a worker");
@@ -1210,7 +1295,7 @@ mod tests {
         assert_eq!(metric_value(&driver, &retries), 1.0);
         // A failure's retry.
         let failure = Failure::<TestError>::Invalid("the object has no name");
-        error_policy::<Test<SUCCEED>>(obj, &failure, driver.clone());
+        error_policy::<Test<SUCCEED>, ()>(obj, &failure, driver.clone());
         assert_eq!(metric_value(&driver, &retries), 2.0);
     }
 
@@ -1226,8 +1311,8 @@ mod tests {
         let driver = Driver::new(ctx);
         let obj = Arc::new(widget(&[FINALIZER], false));
         let failure = Failure::Invalid("test");
-        error_policy::<Test<SUCCEED>>(obj.clone(), &failure, driver.clone());
-        error_policy::<Test<SUCCEED>>(obj.clone(), &failure, driver.clone());
+        error_policy::<Test<SUCCEED>, ()>(obj.clone(), &failure, driver.clone());
+        error_policy::<Test<SUCCEED>, ()>(obj.clone(), &failure, driver.clone());
         let reconciled = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
             obj.clone(),
             driver.clone(),
@@ -1237,7 +1322,7 @@ mod tests {
             .await
             .expect("task")
             .expect("reconcile");
-        let action = error_policy::<Test<SUCCEED>>(obj, &failure, driver);
+        let action = error_policy::<Test<SUCCEED>, ()>(obj, &failure, driver);
         assert_eq!(action, Action::requeue(FIRST_RETRY));
     }
 
@@ -1248,11 +1333,11 @@ mod tests {
         let failure = Failure::Invalid("test");
         let old = Arc::new(widget(&[FINALIZER], false));
         for _ in 0..3 {
-            error_policy::<Test<FAIL>>(old.clone(), &failure, driver.clone());
+            error_policy::<Test<FAIL>, ()>(old.clone(), &failure, driver.clone());
         }
         let mut new = widget(&[FINALIZER], false);
         new.metadata.uid = Some("uid-2".into());
-        let action = error_policy::<Test<FAIL>>(Arc::new(new), &failure, driver);
+        let action = error_policy::<Test<FAIL>, ()>(Arc::new(new), &failure, driver);
         assert_eq!(action, Action::requeue(FIRST_RETRY));
     }
 
@@ -1263,7 +1348,7 @@ mod tests {
         let (ctx, _server) = mock_context();
         let driver = Driver::new(ctx);
         let obj = Arc::new(widget(&[FINALIZER], false));
-        error_policy::<Test<FAIL>>(obj.clone(), &Failure::Invalid("test"), driver.clone());
+        error_policy::<Test<FAIL>, ()>(obj.clone(), &Failure::Invalid("test"), driver.clone());
         assert_eq!(driver.failures().len(), 1);
         let gone = ControllerError::ObjectNotFound(Box::new(ObjectRef::from_obj(&*obj).erase()));
         handle_result::<Widget, TestError>(&driver, "widget", Err(gone));
@@ -2120,9 +2205,13 @@ mod envtests {
             namespaces::Namespaces::all(),
         );
         let shutdown = CancellationToken::new();
-        let driver = Driver::for_reconciler::<AlwaysFails>(Arc::new(ctx), &shutdown);
+        let driver = Driver::for_reconciler::<AlwaysFails, ()>(Arc::new(ctx), &shutdown);
         let _stop = shutdown.clone().drop_guard();
-        tokio::spawn(run::<AlwaysFails>(driver.clone(), shutdown));
+        tokio::spawn(run::<AlwaysFails, ()>(
+            driver.clone(),
+            Arc::new(()),
+            shutdown,
+        ));
         let flakes: Api<Flake> = env.api();
 
         step("a flake fails, and its failures are counted");

@@ -62,6 +62,7 @@ pub mod rbac;
 pub mod role;
 mod runnable;
 mod serve;
+mod state;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod tls;
@@ -70,10 +71,16 @@ mod watched_roles;
 pub mod webhook;
 
 pub use context::Context;
-pub use controller::{Reconciler, Registration, register};
+pub use controller::{Reconciler, Registration, register, register_with_state};
 pub use errors::error_chain;
 pub use events::{Event, EventType};
 pub use webhook::{Defaulter, Denied, Validator, Warnings, Webhook};
+
+/// The command-line parser the manager's flags are made with: derive `clap::Args` with it for
+/// flags of your own ([`Flags::parse_with`](manager::Flags::parse_with)), with `use
+/// rbuilder_runtime::clap::{self, Args};`, rather than with a dependency of your own, so that
+/// both always agree on its version.
+pub use clap;
 
 /// The Prometheus client the runtime's metrics are made with: make yours with it too, and
 /// register them with [`Manager::register_metrics`](manager::Manager::register_metrics). Your

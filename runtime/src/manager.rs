@@ -80,6 +80,7 @@ use crate::namespaces::Namespaces;
 use crate::rate_limit::ClientRateLimitLayer;
 use crate::runnable::{self, Failures};
 use crate::serve::{self, BindAddress};
+use crate::state::States;
 use crate::tls::{self, TlsListener};
 use crate::{Context, Operator, WatchScope, error_chain, webhook};
 
@@ -191,14 +192,58 @@ pub enum LogFormat {
 impl Flags {
     /// The flags of the command line of `operator`'s manager (exits on `--help` or an error).
     pub fn parse_for(operator: &Operator) -> Self {
-        let command = Self::command()
+        let matches = Self::command_for(operator).get_matches();
+        Self::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+    }
+
+    /// The manager's flags and flags of your own, `A`, from one command line (exits on
+    /// `--help`, which lists both, or an error): for a setting of your controllers' read at
+    /// start, which `src/main.rs` then gives the manager as their state
+    /// ([`Manager::state`]). `A` derives `clap::Args` with the runtime's clap
+    /// ([`rbuilder_runtime::clap`](crate::clap)), so that both agree on its version.
+    ///
+    /// ```no_run
+    /// use std::process::ExitCode;
+    ///
+    /// use rbuilder_runtime::clap::{self, Args};
+    /// use rbuilder_runtime::manager::{Flags, Manager};
+    /// # use rbuilder_runtime::Operator;
+    /// # static OPERATOR: Operator = Operator::new("guestbook");
+    ///
+    /// /// The guestbook's own flags, beside the manager's.
+    /// #[derive(Args, Debug)]
+    /// pub struct Settings {
+    ///     /// How the guestbook greets its guests.
+    ///     #[arg(long, default_value = "Hello")]
+    ///     pub greeting: String,
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> ExitCode {
+    ///     let (flags, settings) = Flags::parse_with::<Settings>(&OPERATOR);
+    ///     Manager::new(&OPERATOR)
+    ///         .flags(flags)
+    ///         .state(settings)
+    ///         .run()
+    ///         .await
+    /// }
+    /// ```
+    pub fn parse_with<A: clap::Args>(operator: &Operator) -> (Self, A) {
+        let matches = A::augment_args(Self::command_for(operator)).get_matches();
+        let flags = Self::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+        let own = A::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+        (flags, own)
+    }
+
+    /// The command line of `operator`'s manager: its name, version and what it does.
+    fn command_for(operator: &Operator) -> clap::Command {
+        Self::command()
             .name(operator.name)
             .version(operator.version)
             .about(format!(
                 "Runs the controllers of the {} operator",
                 operator.name
-            ));
-        Self::from_arg_matches(&command.get_matches()).unwrap_or_else(|error| error.exit())
+            ))
     }
 }
 
@@ -234,6 +279,7 @@ pub struct Manager {
 pub(crate) struct Extensions {
     runnables: Vec<Runnable>,
     metrics: Vec<RegisterMetrics>,
+    states: States,
 }
 
 /// A project's registration of metrics of its own.
@@ -262,6 +308,34 @@ impl Manager {
     #[must_use]
     pub fn add_runnable(mut self, runnable: Runnable) -> Self {
         self.extensions.runnables.push(runnable);
+        self
+    }
+
+    /// This manager with `state` for the controllers that hold a state of type `S` (those
+    /// registered with [`register_with_state::<_, S>`](crate::register_with_state)): each of
+    /// their reconciles reaches it as `ctx.state()`. Give it once per type; the manager stops
+    /// at start, saying why, when a controller's state is missing or a state is one no
+    /// controller takes.
+    ///
+    /// ```no_run
+    /// # use rbuilder_runtime::Operator;
+    /// # static OPERATOR: Operator = Operator::new("guestbook");
+    /// /// What the guestbook controller is told at start.
+    /// pub struct Settings {
+    ///     pub greeting: String,
+    /// }
+    ///
+    /// # async fn example() -> std::process::ExitCode {
+    /// let settings = Settings { greeting: "Hello".into() };
+    /// rbuilder_runtime::manager::Manager::new(&OPERATOR)
+    ///     .state(settings)
+    ///     .run()
+    ///     .await
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.extensions.states.add(state);
         self
     }
 
@@ -384,6 +458,10 @@ pub(crate) async fn manage_until(
         info!(namespaces = ?watch_namespaces, "watching only these namespaces (WATCH_NAMESPACE)");
     }
     refuse_controllers_of_one_name(operator.controllers)?;
+    let states = extensions.states;
+    states
+        .check(operator.controllers)
+        .map_err(|error| anyhow!(error))?;
     for controller in operator.controllers {
         metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }
@@ -502,7 +580,7 @@ pub(crate) async fn manage_until(
     if elected {
         let mut leaders = JoinSet::new();
         for controller in operator.controllers {
-            let run = (controller.run)(ctx.clone(), shutdown.clone());
+            let run = (controller.run)(ctx.clone(), &states, shutdown.clone())?;
             let what = format!("controller {}", controller.name);
             runnable::spawn(&mut leaders, what, &failures, async move {
                 run.await
@@ -1122,6 +1200,7 @@ mod extension_tests {
             metrics: vec![Box::new(move |registry: &mut Registry| {
                 registry.register("extended_reports", "Reports", reports);
             })],
+            states: States::default(),
         };
 
         let (client, _server) = mock_client();
@@ -1241,6 +1320,7 @@ mod extension_tests {
         let extensions = Extensions {
             runnables: vec![leader, failing, finished],
             metrics: Vec::new(),
+            states: States::default(),
         };
 
         let (client, _server) = mock_client();
@@ -1308,6 +1388,7 @@ mod extension_tests {
         let extensions = Extensions {
             runnables: vec![stuck],
             metrics: Vec::new(),
+            states: States::default(),
         };
         let flags = Flags::parse_from([
             "manager",
@@ -1410,6 +1491,7 @@ mod extension_tests {
         let extensions = Extensions {
             runnables: vec![leader, replica],
             metrics: Vec::new(),
+            states: States::default(),
         };
         let flags = Flags::parse_from([
             "manager",

@@ -56,6 +56,7 @@ use crate::manifests;
 use crate::metrics::Metrics;
 use crate::namespaces::Namespaces;
 use crate::rate_limit::ClientRateLimitLayer;
+use crate::state::States;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
 
@@ -229,12 +230,32 @@ impl Environment {
     /// Runs `controller` as the manager runs it, until the environment is dropped: as the
     /// manager's ServiceAccount, with only the role `make manifests` grants it, watching every
     /// namespace (a namespaced operator: [`NAMESPACE`]).
+    ///
+    /// A controller that holds a state of its own: [`run_with_state`](Self::run_with_state).
     pub async fn run(&self, controller: &'static Registration) {
-        let namespaces = match self.operator.scope {
+        self.run_in(controller, self.namespaces(), States::default())
+            .await;
+    }
+
+    /// Runs `controller` as [`run`](Self::run) does, with `state` as the state it holds of its
+    /// own (see [`register_with_state`](crate::register_with_state)): each test gives the
+    /// state it tests the controller with, as `src/main.rs` gives the manager its own.
+    pub async fn run_with_state<S: Send + Sync + 'static>(
+        &self,
+        controller: &'static Registration,
+        state: S,
+    ) {
+        let mut states = States::default();
+        states.add(state);
+        self.run_in(controller, self.namespaces(), states).await;
+    }
+
+    /// The namespaces the manager watches by default.
+    fn namespaces(&self) -> Namespaces {
+        match self.operator.scope {
             WatchScope::Cluster => Namespaces::all(),
             WatchScope::Namespace => Namespaces::only(NAMESPACE),
-        };
-        self.run_in(controller, namespaces).await;
+        }
     }
 
     /// Runs `controller` as [`run`](Self::run) does, watching the namespaces of `list` as the
@@ -252,10 +273,15 @@ impl Environment {
                     panic!("envtest: cannot grant the manager's role: {error:#}")
                 });
         }
-        self.run_in(controller, namespaces).await;
+        self.run_in(controller, namespaces, States::default()).await;
     }
 
-    async fn run_in(&self, controller: &'static Registration, namespaces: Namespaces) {
+    async fn run_in(
+        &self,
+        controller: &'static Registration,
+        namespaces: Namespaces,
+        states: States,
+    ) {
         let client = self.manager_client().await;
         let ctx = Context::new(client, self.operator.field_manager(), namespaces)
             .with_metrics(self.metrics.clone());
@@ -265,8 +291,10 @@ impl Environment {
             self.controllers.shutdown.clone(),
         );
         step(format!("run the controller {}", controller.name));
+        let run = (controller.run)(ctx, &states, shutdown)
+            .unwrap_or_else(|error| panic!("envtest: {error}"));
         tokio::spawn(async move {
-            let why = match (controller.run)(ctx, shutdown).await {
+            let why = match run.await {
                 Ok(()) => "it stopped".to_owned(),
                 Err(error) => error_chain(&error),
             };

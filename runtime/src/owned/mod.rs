@@ -190,7 +190,9 @@ pub enum Deletion {
 /// [`Context::owned`] or [`Context::owned_in`].
 #[must_use = "an Owned does nothing until applied, deleted or read"]
 pub struct Owned<'a, K> {
-    ctx: &'a Context,
+    /// The context it was made from, without the controller's state, which it does not read.
+    ctx: Context,
+    context: PhantomData<&'a Context>,
     owner: Owner,
     name: String,
     namespace: Option<String>,
@@ -244,7 +246,7 @@ impl Owner {
     }
 }
 
-impl Context {
+impl<S> Context<S> {
     /// The object of kind `K` that `owner` owns, named as `owner` and in its namespace (none
     /// for a cluster-scoped owner and kind). See [`owned`](crate::owned).
     pub fn owned<K>(
@@ -256,7 +258,8 @@ impl Context {
     {
         let owner = Owner::of(owner);
         Owned {
-            ctx: self,
+            ctx: self.stateless(),
+            context: PhantomData,
             name: owner.name.clone(),
             namespace: owner.reference.namespace.clone(),
             owner,
@@ -277,7 +280,8 @@ impl Context {
     {
         let owner = Owner::of(owner);
         Owned {
-            ctx: self,
+            ctx: self.stateless(),
+            context: PhantomData,
             name: owner.name.clone(),
             namespace: Some(namespace.to_owned()),
             owner,

@@ -25,7 +25,7 @@ pub trait ControllerExt {
     /// version of the owner's kind (kube's `Controller::owns` follows every owner reference of
     /// that very version). The rules it needs: `list` and `watch` on `K`.
     #[must_use]
-    fn watch_owned<K>(self, ctx: &Context) -> Self
+    fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
         K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
         K::Scope: Scope;
@@ -36,7 +36,7 @@ where
     O: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
     O::Scope: Scope,
 {
-    fn watch_owned<K>(self, ctx: &Context) -> Self
+    fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
         K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
         K::Scope: Scope,

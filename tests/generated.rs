@@ -817,6 +817,50 @@ fn extending_state_recipe() {
     );
 }
 
+/// docs/extending.md's "A second owned object", as a reader follows it: its diffs apply to
+/// the tutorial's project, `make manifests` grants the manager the Service's rules from what
+/// the controller declares (`owns`), and the project lints and passes its unit and
+/// integration tests, among them the one the diffs add, which finds the Service on
+/// kube-apiserver, made by a manager that holds only that role.
+#[test]
+#[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
+fn extending_service_recipe() {
+    let (_tmp, dir) = copy_of("demo-microservice");
+    let diffs = diffs_of_extending("A second owned object");
+    let files = diffs.lines().filter(|line| line.starts_with("+++ b/"));
+    assert_eq!(files.count(), 2, "the controller and its test:\n{diffs}");
+    std::fs::write(dir.join("service.patch"), &diffs).expect("write the diffs");
+    run(&dir, "git", &["apply", "--verbose", "service.patch"]);
+    std::fs::remove_file(dir.join("service.patch")).expect("remove the diffs");
+    let role = dir.join("config/rbac/role.yaml");
+    let before = std::fs::read_to_string(&role).expect("the role");
+    run(&dir, "make", &["manifests"]);
+    let after = std::fs::read_to_string(&role).expect("the role");
+    let grants_services = |role: &str| role.lines().any(|line| line.trim() == "- services");
+    assert!(
+        !grants_services(&before) && grants_services(&after),
+        "{after}"
+    );
+    run(
+        &dir,
+        "cargo",
+        &[
+            "clippy",
+            "--locked",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    run(&dir, "cargo", &["fmt", "--check"]);
+    run(
+        &dir,
+        "cargo",
+        &["test", "--locked", "--lib", "--test", "integration"],
+    );
+}
+
 /// The tutorial's project with kubebuilder's Helm chart (`edit --plugins helm/v2-alpha`): the
 /// project's checks, then the chart's, with the real Helm (scripts/helm builds it).
 #[test]

@@ -3,8 +3,9 @@
 //! those reconciles compute the same object they applied the time before; each apply still
 //! costs the API server a write's work (field-manager bookkeeping, an etcd read).
 //!
-//! [`mark`] stamps the object about to be applied with a hash of itself (the annotation
-//! [`ANNOTATION`]); [`already`] says whether an object read back from the cluster holds every
+//! [`owned`](crate::owned) uses it for every object it applies (controllers written before it
+//! called [`mark`] and [`already`] themselves). `stamp` marks the object about to be applied
+//! with a hash of itself (the annotation [`ANNOTATION`]); `unchanged` says whether an object read back from the cluster holds every
 //! field the new one sets, that hash included. Both must hold to leave the apply out:
 //!
 //! - every field equal: nobody changed what this code sets (an edit by hand is put back);
@@ -22,8 +23,30 @@ use serde_json::Value;
 /// The annotation that holds the hash of the object as last applied.
 pub const ANNOTATION: &str = "rbuilder.io/applied-hash";
 
-/// Stamps `desired` with the hash of itself, before it is applied.
+/// Stamps `desired` with the hash of itself, before it is applied. For controllers written
+/// before [`owned`](crate::owned), which does it for every object it applies.
+#[deprecated(
+    since = "0.2.0",
+    note = "apply owned objects with `ctx.owned::<K>(&*obj).apply(desired)`, which leaves out \
+            applies that change nothing"
+)]
 pub fn mark<K: Resource + Serialize>(desired: &mut K) -> Result<(), serde_json::Error> {
+    stamp(desired)
+}
+
+/// Whether `existing` holds every field of the [marked](mark) `desired` with the same value.
+/// For controllers written before [`owned`](crate::owned).
+#[deprecated(
+    since = "0.2.0",
+    note = "apply owned objects with `ctx.owned::<K>(&*obj).apply(desired)`, which leaves out \
+            applies that change nothing"
+)]
+pub fn already<K: Serialize>(existing: &K, desired: &K) -> bool {
+    unchanged(existing, desired)
+}
+
+/// Stamps `desired` with the hash of itself, before it is applied.
+pub(crate) fn stamp<K: Resource + Serialize>(desired: &mut K) -> Result<(), serde_json::Error> {
     // The hash is of the object without it, as it was before the first mark.
     let annotations = &mut desired.meta_mut().annotations;
     if let Some(map) = annotations.as_mut() {
@@ -39,9 +62,9 @@ pub fn mark<K: Resource + Serialize>(desired: &mut K) -> Result<(), serde_json::
     Ok(())
 }
 
-/// Whether `existing` holds every field of the [marked](mark) `desired` with the same value:
+/// Whether `existing` holds every field of the [stamped](stamp) `desired` with the same value:
 /// applying `desired` would change nothing.
-pub fn already<K: Serialize>(existing: &K, desired: &K) -> bool {
+pub(crate) fn unchanged<K: Serialize>(existing: &K, desired: &K) -> bool {
     match (
         serde_json::to_value(existing),
         serde_json::to_value(desired),
@@ -104,14 +127,14 @@ mod tests {
 
     fn marked(data: Value) -> ConfigMap {
         let mut desired = config_map(data);
-        mark(&mut desired).expect("serializable");
+        stamp(&mut desired).expect("serializable");
         desired
     }
 
     #[test]
     fn what_was_applied_is_not_applied_again() {
         let desired = marked(json!({"key": "value"}));
-        assert!(already(&stored(&desired), &desired));
+        assert!(unchanged(&stored(&desired), &desired));
     }
 
     #[test]
@@ -119,7 +142,7 @@ mod tests {
         let desired = marked(json!({"key": "value"}));
         let mut edited = stored(&desired);
         edited.data = Some([("key".to_owned(), "edited".to_owned())].into());
-        assert!(!already(&edited, &desired));
+        assert!(!unchanged(&edited, &desired));
     }
 
     #[test]
@@ -127,7 +150,7 @@ mod tests {
         let before = marked(json!({"key": "value", "old": "x"}));
         let now = marked(json!({"key": "value"}));
         // The cluster still holds every field `now` sets; only the hash tells.
-        assert!(!already(&stored(&before), &now));
+        assert!(!unchanged(&stored(&before), &now));
     }
 
     #[test]
@@ -135,15 +158,15 @@ mod tests {
         let desired = marked(json!({"key": "value"}));
         let mut unmarked = stored(&desired);
         unmarked.annotations_mut().remove(ANNOTATION);
-        assert!(!already(&unmarked, &desired));
-        assert!(!already(&unmarked, &config_map(json!({"key": "value"}))));
+        assert!(!unchanged(&unmarked, &desired));
+        assert!(!unchanged(&unmarked, &config_map(json!({"key": "value"}))));
     }
 
     #[test]
     fn marking_twice_gives_the_same_hash() {
         let mut desired = marked(json!({"key": "value"}));
         let first = desired.annotations().get(ANNOTATION).cloned();
-        mark(&mut desired).expect("serializable");
+        stamp(&mut desired).expect("serializable");
         assert_eq!(desired.annotations().get(ANNOTATION).cloned(), first);
     }
 

@@ -406,6 +406,8 @@ mod envtests {
                 // The controller's own context (its caches) but for the client.
                 let mut through_proxy = ctx.clone();
                 through_proxy.client = client;
+                // What `Reconciler::owns` does, with this client.
+                #[allow(deprecated)]
                 controller.watch_owned::<ConfigMap>(&through_proxy)
             } else {
                 let children: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);

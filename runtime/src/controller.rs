@@ -11,8 +11,8 @@
 //! - it counts and times every reconcile (`/metrics`), and shows a failure on the object as a
 //!   Warning Event and in the log;
 //! - it retries a failure after a delay that doubles with each failure in a row, from
-//!   [`FIRST_RETRY`] to [`LAST_RETRY`], and no faster than [`RETRY_BURST`] retries at once and
-//!   [`RETRY_QPS`] a second after that, for all the controller's objects together;
+//!   1 s to 5 minutes, and no faster than 100 retries at once and 10 a second after that, for
+//!   all the controller's objects together (controller-runtime's default rate limiters);
 //! - it reconciles one object at a time unless the reconciler says otherwise
 //!   ([`Reconciler::MAX_CONCURRENT_RECONCILES`]);
 //! - what is only a deletion getting ahead of a reconcile (a finalizer refused to an object
@@ -20,7 +20,7 @@
 //!   gone) is not reported as a failure; a failed cleanup always is;
 //! - a write refused because an owned object changed since it was read ([`owned::Stale`]) is a
 //!   failure, counted and retried with the object's backoff as controller-runtime retries a
-//!   conflict, but its Warning Event waits for [`STALE_EVENT_AFTER`] of them in a row: one is
+//!   conflict, but its Warning Event waits for 3 of them in a row: one is
 //!   the ordinary race of a cache with the cluster, several say the cache stopped following;
 //! - each reconcile runs in a tracing span with the controller's name, the object's namespace
 //!   and name and an id of the reconcile, which every log line of it carries.
@@ -37,6 +37,7 @@ use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::ListParams;
+use kube::core::ApiResource;
 use kube::runtime::controller::{self, Error as ControllerError};
 use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -62,25 +63,25 @@ use crate::errors::{
 use crate::events;
 use crate::metrics::Outcome;
 use crate::namespaces;
-use crate::owned;
+use crate::owned::{self, Owns};
 use crate::rate_limit::{self, SharedBucket, TokenBucket};
 use crate::state::{MissingState, StateType, States};
 
 /// The first retry of a failed reconcile comes after this long.
-pub const FIRST_RETRY: Duration = Duration::from_secs(1);
+pub(crate) const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// Retries of a reconcile that keeps failing come at least this often.
-pub const LAST_RETRY: Duration = Duration::from_secs(5 * 60);
+pub(crate) const LAST_RETRY: Duration = Duration::from_secs(5 * 60);
 
 /// How many retries of a controller's failed reconciles may start at once, all its objects
 /// together, before [`RETRY_QPS`] spaces them: controller-runtime's default rate limiter
 /// (client-go's `DefaultTypedControllerRateLimiter`, a token bucket of 100 beside the per-object
 /// backoff). When an outage makes every object fail at once, their retries then come 10 a
 /// second, not all together each time their backoffs meet.
-pub const RETRY_BURST: u32 = 100;
+pub(crate) const RETRY_BURST: u32 = 100;
 
 /// How many retries of a controller's failed reconciles start per second past [`RETRY_BURST`]
 /// (controller-runtime's 10).
-pub const RETRY_QPS: f64 = 10.0;
+pub(crate) const RETRY_QPS: f64 = 10.0;
 
 /// A controller: how objects of one kind are reconciled. Implemented by a unit struct in the
 /// controller's module (`src/controller/<kind>.rs`) and registered with [`register`].
@@ -176,9 +177,30 @@ pub trait Reconciler<S: Send + Sync + 'static = ()>: 'static {
         async { Ok(Action::await_change()) }
     }
 
-    /// The RBAC rules `apply` and `cleanup` need (the runtime adds what it needs itself);
-    /// `make manifests` grants them to the manager in `config/rbac/role.yaml`.
-    fn rbac_rules() -> Vec<PolicyRule>;
+    /// The kinds of the objects `apply` makes with [`Context::owned`]: the runtime watches
+    /// them (a change to one, or its deletion, reconciles its owner), keeps them in the cache
+    /// `owned` reads, and grants the manager `get`, `list`, `watch`, `create`, `patch` and
+    /// `delete` on them. None unless said:
+    ///
+    /// ```ignore
+    /// fn owns() -> Owns<Self::Resource> {
+    ///     Owns::kind::<Deployment>().and::<Service>()
+    /// }
+    /// ```
+    fn owns() -> Owns<Self::Resource> {
+        Owns::none()
+    }
+
+    /// The RBAC rules that `apply` and `cleanup` need beyond what the runtime grants from what
+    /// this controller declares: `get`, `list` and `watch` on its kind (and `patch`, for its
+    /// finalizer or, on a kind of the project's own, whatever it writes), `patch` on the
+    /// status and `update` on the finalizers of a kind of the project's own, what
+    /// [`owns`](Self::owns) needs, and the Events of every controller. A Secret `apply` reads,
+    /// say, or the kind of a cache that [`watches`](Self::watches) adds. `make manifests`
+    /// grants them all to the manager in `config/rbac/role.yaml`; none unless said.
+    fn rbac_rules() -> Vec<PolicyRule> {
+        Vec::new()
+    }
 
     /// Adds what else triggers a reconcile: for the objects `apply` makes with
     /// [`Context::owned`], `controller.watch_owned::<K>(ctx)`
@@ -215,6 +237,12 @@ pub struct Registration {
     pub(crate) run: RunController,
     /// The type of the controller's state, for the message when it was not given.
     pub(crate) state: StateType,
+    /// The kind it reconciles, for its RBAC rules.
+    pub(crate) kind: fn() -> ApiResource,
+    /// Whether it holds a finalizer on its objects ([`Reconciler::FINALIZER`]).
+    pub(crate) finalizer: bool,
+    /// The kinds it owns ([`Reconciler::owns`]).
+    pub(crate) owns: fn() -> Vec<ApiResource>,
     /// [`Reconciler::rbac_rules`].
     pub rbac_rules: fn() -> Vec<PolicyRule>,
     /// [`Reconciler::MAX_CONCURRENT_RECONCILES`].
@@ -246,9 +274,16 @@ pub const fn register_with_state<R: Reconciler<S>, S: Send + Sync + 'static>() -
         name: R::NAME,
         run: run_boxed::<R, S>,
         state: StateType::of::<S>(),
+        kind: owned::api_resource::<R::Resource>,
+        finalizer: R::FINALIZER.is_some(),
+        owns: owned_kinds::<R, S>,
         rbac_rules: R::rbac_rules,
         max_concurrent_reconciles: R::MAX_CONCURRENT_RECONCILES,
     }
+}
+
+fn owned_kinds<R: Reconciler<S>, S: Send + Sync + 'static>() -> Vec<ApiResource> {
+    R::owns().resources()
 }
 
 fn run_boxed<R: Reconciler<S>, S: Send + Sync + 'static>(
@@ -289,6 +324,7 @@ async fn run<R: Reconciler<S>, S: Send + Sync + 'static>(
     // No limit in kube-runtime: the driver's workers are the limit (see `Driver::worker`).
     let config = controller::Config::default();
     let controller = Controller::for_stream(objects, cache.clone()).with_config(config);
+    let controller = R::owns().watch(controller, &driver.ctx);
     let controller = R::watches(controller, ctx);
     info!(controller = R::NAME, "starting");
     let ctx = Arc::clone(ctx);
@@ -716,7 +752,7 @@ async fn reconcile_in_span<R: Reconciler<S>, S: Send + Sync + 'static>(
 /// a Warning Event says so: the first is a race of the cache with the cluster that the next
 /// reconcile, a second later, wins; three (about 1 + 2 + 4 s of retries) say the cache is not
 /// catching up.
-pub const STALE_EVENT_AFTER: u32 = 3;
+pub(crate) const STALE_EVENT_AFTER: u32 = 3;
 
 /// Added to the note of a failure that is a 404 naming an object that exists.
 const NOT_SERVED_HINT: &str = "; yet the object exists: is a subresource written (status?) \

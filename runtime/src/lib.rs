@@ -10,10 +10,9 @@
 //! - [`Context`]: what every reconcile gets besides its object (client, Events, namespace).
 //! - [`owned`]: the objects a controller owns (a Deployment per custom resource):
 //!   [`Context::owned`] applies them, adopts orphans, refuses others' objects, deletes them.
-//! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs;
-//!   [`role`]: how rules merge and which role a scope needs, as plain data (rbuilder compiles
-//!   that file too, to write the same role when it scaffolds); [`admission`]: the webhook
-//!   configurations by the operator's scope, as plain data too.
+//! - [`conditions`], [`rbac`], [`crd`]: helpers for status conditions, RBAC rules and CRDs.
+//!   (`role` and `admission`, hidden here, are plain data that rbuilder compiles too, to write
+//!   the same role and webhook configurations when it scaffolds.)
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
 //! - `manifests` and `helm` (feature `manifests`): the `manifests` binary, which writes the
@@ -26,6 +25,7 @@
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
+#[doc(hidden)]
 pub mod admission;
 pub mod applied;
 mod cache;
@@ -59,6 +59,7 @@ mod process_metrics;
 mod queue_metrics;
 mod rate_limit;
 pub mod rbac;
+#[doc(hidden)]
 pub mod role;
 mod runnable;
 mod serve;

@@ -248,13 +248,18 @@ impl Flags {
 }
 
 /// Runs `operator` with the flags of the command line until SIGTERM or SIGINT: the whole
-/// `main` of a manager. The same as `Manager::new(operator).run()`.
+/// `main` of a manager. The same as `Manager::new(operator).run()`, which projects use now.
+#[deprecated(since = "0.2.0", note = "use `Manager::new(&OPERATOR).run().await`")]
 pub async fn run(operator: &'static Operator) -> ExitCode {
     Manager::new(operator).run().await
 }
 
-/// [`run`] with `flags` given, e.g. parsed as part of flags of your own (`#[command(flatten)]`).
-/// The same as `Manager::new(operator).flags(flags).run()`.
+/// `run` with `flags` given, e.g. parsed as part of flags of your own (`#[command(flatten)]`).
+/// The same as `Manager::new(operator).flags(flags).run()`, which projects use now.
+#[deprecated(
+    since = "0.2.0",
+    note = "use `Manager::new(&OPERATOR).flags(flags).run().await` (and `Flags::parse_with`)"
+)]
 pub async fn run_with(operator: &'static Operator, flags: Flags) -> ExitCode {
     Manager::new(operator).flags(flags).run().await
 }

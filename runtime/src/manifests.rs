@@ -135,7 +135,7 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
         let yaml = format!("{HEADER}{}", documents.join("---\n"));
         files.push((admission::WEBHOOK_MANIFESTS.into(), yaml));
     }
-    let rules: Vec<Rule> = rbac::merged(operator.controllers)
+    let rules: Vec<Rule> = rbac::merged(operator)?
         .into_iter()
         .map(Rule::from)
         .collect();

@@ -116,16 +116,14 @@ mod tests {
     use std::sync::Arc;
 
     use k8s_openapi::api::core::v1::ConfigMap;
-    use k8s_openapi::api::rbac::v1::PolicyRule;
-    use kube::runtime::controller::{Action, Controller};
+    use kube::runtime::controller::Action;
     use kube::{Api, CustomResource, CustomResourceExt, ResourceExt};
     use schemars::JsonSchema;
     use serde::{Deserialize, Serialize};
 
     use super::*;
     use crate::envtest::{Environment, fetch, step};
-    use crate::owned::ControllerExt;
-    use crate::rbac::policy_rule;
+    use crate::owned::Owns;
     use crate::testing::mock_context;
     use crate::{Context, Operator, Reconciler, register, register_with_state};
 
@@ -164,26 +162,9 @@ mod tests {
             Ok(Action::await_change())
         }
 
-        fn rbac_rules() -> Vec<PolicyRule> {
-            vec![
-                policy_rule(
-                    "state.rbuilder.io",
-                    &["greetings"],
-                    &["get", "list", "watch"],
-                ),
-                policy_rule(
-                    "",
-                    &["configmaps"],
-                    &["get", "list", "watch", "create", "patch"],
-                ),
-            ]
-        }
-
-        fn watches(
-            controller: Controller<Greeting>,
-            ctx: &Context<Salutation>,
-        ) -> Controller<Greeting> {
-            controller.watch_owned::<ConfigMap>(ctx)
+        // Its rules all come from what it declares: the environment grants no other.
+        fn owns() -> Owns<Greeting> {
+            Owns::kind::<ConfigMap>()
         }
     }
 
@@ -198,10 +179,6 @@ mod tests {
 
         async fn apply(_: Arc<Greeting>, _: Arc<Context>) -> Result<Action, kube::Error> {
             Ok(Action::await_change())
-        }
-
-        fn rbac_rules() -> Vec<PolicyRule> {
-            Vec::new()
         }
     }
 

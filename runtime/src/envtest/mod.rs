@@ -402,8 +402,7 @@ async fn bind_manager_role(
         "ClusterRole"
     };
     let metadata = |name: &str| json!({"name": name, "namespace": namespace});
-    let role_object =
-        json!({"metadata": metadata(role), "rules": rbac::merged(operator.controllers)});
+    let role_object = json!({"metadata": metadata(role), "rules": rbac::merged(operator)?});
     let binding_object = json!({
         "metadata": metadata(binding),
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},

@@ -6,11 +6,11 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
+use k8s_openapi::api::rbac::v1::ClusterRole;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ListParams, PostParams};
 use kube::core::crd::MergeError;
-use kube::runtime::controller::{Action, Controller};
+use kube::runtime::controller::Action;
 use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -18,7 +18,6 @@ use serde_json::json;
 
 use super::*;
 use crate::envtest::{Environment, fetch, gone, images, is_controlled_by, step};
-use crate::rbac::policy_rule;
 use crate::{Operator, Reconciler, Registration, register};
 
 /// A namespaced owner: runs `image` as a Deployment of its name.
@@ -80,21 +79,9 @@ impl Reconciler for Apps {
         Ok(Action::await_change())
     }
 
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = "owned.rbuilder.io";
-        vec![
-            policy_rule(group, &["apps"], &["get", "list", "watch", "patch"]),
-            policy_rule(group, &["apps/finalizers"], &["update"]),
-            policy_rule(
-                "apps",
-                &["deployments"],
-                &["get", "list", "watch", "create", "patch", "delete"],
-            ),
-        ]
-    }
-
-    fn watches(controller: Controller<App>, ctx: &Context) -> Controller<App> {
-        controller.watch_owned::<Deployment>(ctx)
+    // Its rules all come from what it declares: the manager runs with no other.
+    fn owns() -> Owns<App> {
+        Owns::kind::<Deployment>()
     }
 }
 
@@ -130,21 +117,8 @@ impl Reconciler for Teams {
         Ok(Action::await_change())
     }
 
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = "owned.rbuilder.io";
-        let verbs = ["get", "list", "watch", "create", "patch", "delete"];
-        vec![
-            policy_rule(group, &["teams"], &["get", "list", "watch", "patch"]),
-            policy_rule(group, &["teams/finalizers"], &["update"]),
-            policy_rule("", &["configmaps"], &verbs),
-            policy_rule("rbac.authorization.k8s.io", &["clusterroles"], &verbs),
-        ]
-    }
-
-    fn watches(controller: Controller<Team>, ctx: &Context) -> Controller<Team> {
-        controller
-            .watch_owned::<ConfigMap>(ctx)
-            .watch_owned::<ClusterRole>(ctx)
+    fn owns() -> Owns<Team> {
+        Owns::kind::<ConfigMap>().and::<ClusterRole>()
     }
 }
 

@@ -127,7 +127,7 @@ impl Stale {
 }
 
 /// Whether `error`, or an error in its chain of sources, is [`Stale`].
-pub fn is_stale(error: &(dyn std::error::Error + 'static)) -> bool {
+pub(crate) fn is_stale(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut source = Some(error);
     while let Some(error) = source {
         if error.is::<Stale>() {

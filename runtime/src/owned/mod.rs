@@ -109,6 +109,7 @@
 //! ```
 
 mod error;
+mod owns;
 mod watch;
 
 #[cfg(all(test, feature = "testing"))]
@@ -130,7 +131,10 @@ use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use error::{Error, Stale, Taken, is_stale, taken};
+pub(crate) use error::is_stale;
+pub use error::{Error, Stale, Taken, taken};
+pub use owns::Owns;
+pub(crate) use owns::api_resource;
 pub use watch::ControllerExt;
 
 use crate::applied;
@@ -363,13 +367,13 @@ where
     /// A write refused because the object changed since it was read: [`Error::Stale`].
     pub async fn apply(&self, desired: K) -> Result<Applied<K>, Error> {
         let mut desired = self.complete(desired)?;
-        applied::mark(&mut desired).map_err(kube::Error::SerdeError)?;
+        applied::stamp(&mut desired).map_err(kube::Error::SerdeError)?;
         let existing = self.get().await?;
         // What this code sets is there as it set it: most reconciles (a status change of the
         // object, a resync) end here, without a write.
         if let Some(current) = &existing
             && self.controls(current)
-            && applied::already(&**current, &desired)
+            && applied::unchanged(&**current, &desired)
         {
             return Ok(Applied {
                 change: Change::Unchanged,

@@ -73,7 +73,7 @@ fn sent(image: &str) -> Deployment {
     let (ctx, _server) = mock_context();
     let owned = ctx.owned::<Deployment>(&widget());
     let mut sent = owned.complete(desired(image)).expect("complete");
-    applied::mark(&mut sent).expect("serializable");
+    applied::stamp(&mut sent).expect("serializable");
     sent
 }
 

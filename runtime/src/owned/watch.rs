@@ -24,7 +24,15 @@ pub trait ControllerExt {
     /// As controller-runtime's `Owns`, it follows only the controller owner reference, of any
     /// version of the owner's kind (kube's `Controller::owns` follows every owner reference of
     /// that very version). The rules it needs: `list` and `watch` on `K`.
+    ///
+    /// Declare the kind in [`Reconciler::owns`](crate::Reconciler::owns) instead, which
+    /// watches it the same way and grants the manager its rules too.
     #[must_use]
+    #[deprecated(
+        since = "0.2.0",
+        note = "declare the kind in `Reconciler::owns` (`Owns::kind::<K>()`), which also grants \
+                its RBAC rules, and remove this call"
+    )]
     fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
         K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
@@ -41,10 +49,22 @@ where
         K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
         K::Scope: Scope,
     {
-        let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
-        let config = watcher::Config::default().labels(&managed);
-        self.watches_stream(ctx.cache_watched::<K>(config), controller_of::<K, O>)
+        owned_by::<K, O>(self, &ctx.stateless())
     }
+}
+
+/// `controller` watching the `K`s this operator made, triggered by their controller owner:
+/// what [`Owns`](super::Owns) does for each kind it holds.
+pub(super) fn owned_by<K, O>(controller: Controller<O>, ctx: &Context) -> Controller<O>
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+    K::Scope: Scope,
+    O: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+    O::Scope: Scope,
+{
+    let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
+    let config = watcher::Config::default().labels(&managed);
+    controller.watches_stream(ctx.cache_watched::<K>(config), controller_of::<K, O>)
 }
 
 /// The controller owner of `obj`, if it is an `O`: in `obj`'s namespace if `O` is namespaced

@@ -103,11 +103,7 @@ pub(super) fn plan_request(
         .versions_of(&resource.group, &resource.kind)
         .all(|e| e.version == resource.version);
     let templates = Templates::load(TEMPLATES)?;
-    let mut ctx = context(root, &project, &resource, first_version);
-    // The controller's `rbac_rules`, written from the tables the role's rules come from.
-    let family = resource.flavor.templates();
-    let rbac_rules = rules::rbac_rules_body(family, resource.has_crd(), resource.kind.as_str());
-    ctx.insert("rbac_rules", &rbac_rules);
+    let ctx = context(root, &project, &resource, first_version);
     let mut plan = Plan::new(root);
     let source = request.external.as_ref().map(|e| e.source.as_str());
     // The types made from a CRD, under the project's license header.

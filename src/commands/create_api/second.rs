@@ -177,8 +177,6 @@ pub fn plan(
     let templates = Templates::load(TEMPLATES)?;
     let mut ctx = context(root, &project, &resource, false);
     ctx.insert("own_kind", &own_kind);
-    let rbac_rules = rules::rbac_rules_body("named", own_kind, resource.kind.as_str());
-    ctx.insert("rbac_rules", &rbac_rules);
     ctx.insert("controller", &controller);
     let mut plan = Plan::new(root);
     files::of_second_controller(&resource, name).plan(&mut plan, &templates, &ctx, false)?;

@@ -22,10 +22,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::{Context, Reconciler, Registration, register};
 
 use k8s_openapi::api::core::v1;
@@ -48,18 +45,11 @@ impl Reconciler for SecretReconciler {
     async fn apply(_obj: Arc<v1::Secret>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): your reconcile logic. `_obj` is the Secret as last
         // seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and return
-        // errors with `?`. Grant each API call its verb in `rbac_rules`.
+        // errors with `?`. The manager may get, list and watch secrets; grant what
+        // else `apply` calls in `rbac_rules` (then `make manifests`).
 
         // Again after an hour without a change: a safety net against missed watch events.
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
-    }
-
-    /// What the controller needs: to watch secrets. Add verbs here when `apply`
-    /// changes them (then `make manifests`).
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::Secret::group(&());
-        let plural = v1::Secret::plural(&());
-        vec![policy_rule(&group, &[&plural], &["get", "list", "watch"])]
     }
 }
 

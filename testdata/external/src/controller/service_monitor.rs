@@ -23,10 +23,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::{Context, Reconciler, Registration, register};
 
 use crate::api::external::monitoring::v1;
@@ -49,18 +46,11 @@ impl Reconciler for ServiceMonitorReconciler {
     async fn apply(_obj: Arc<v1::ServiceMonitor>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): your reconcile logic. `_obj` is the ServiceMonitor as last
         // seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and return
-        // errors with `?`. Grant each API call its verb in `rbac_rules`.
+        // errors with `?`. The manager may get, list and watch servicemonitors; grant what
+        // else `apply` calls in `rbac_rules` (then `make manifests`).
 
         // Again after an hour without a change: a safety net against missed watch events.
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
-    }
-
-    /// What the controller needs: to watch servicemonitors. Add verbs here when `apply`
-    /// changes them (then `make manifests`).
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::ServiceMonitor::group(&());
-        let plural = v1::ServiceMonitor::plural(&());
-        vec![policy_rule(&group, &[&plural], &["get", "list", "watch"])]
     }
 }
 

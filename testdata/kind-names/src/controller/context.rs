@@ -22,12 +22,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
-use kube::runtime::Controller;
 use rbuilder_runtime::conditions::{condition, is_true};
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
+use rbuilder_runtime::owned::Owns;
 use rbuilder_runtime::{Context, Event, EventType, Reconciler, Registration, register};
 
 use crate::api::v1;
@@ -57,7 +54,7 @@ impl Reconciler for ContextReconciler {
         // describes, preferably with server-side apply (`Patch::Apply` with
         // `ctx.apply_params()`), giving what you create an owner reference
         // (`obj.controller_owner_ref(&())`) so that it is deleted with the Context.
-        // Grant each API call its verb in `rbac_rules`. Return errors with `?`.
+        // Return errors with `?`.
 
         let current = obj.status.as_ref().map(|s| s.conditions.as_slice());
         let current = current.unwrap_or_default();
@@ -97,28 +94,13 @@ impl Reconciler for ContextReconciler {
         Ok(Action::await_change())
     }
 
-    /// What else brings a reconcile besides a change of the Context. For what `apply`
-    /// creates, e.g. ConfigMaps made with `ctx.owned::<ConfigMap>(&*obj)`:
-    /// `controller.watch_owned::<ConfigMap>(ctx)` (`rbuilder_runtime::owned::ControllerExt`),
-    /// with `list` and `watch` on them in `rbac_rules`; unlike kube's `controller.owns(...)`, it
-    /// also wakes the owner of one deleted while the watch was down. Here: nothing else.
-    fn watches(
-        controller: Controller<Self::Resource>,
-        _ctx: &Context,
-    ) -> Controller<Self::Resource> {
-        // TODO(user): `controller.watch_owned::<K>(ctx)` for each kind `apply` creates.
-        controller
-    }
-
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::Context::group(&());
-        let plural = v1::Context::plural(&());
-        vec![
-            policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
-            policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
-            // Needed to set blockOwnerDeletion on objects owned by a Context.
-            policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
-        ]
+    /// The kinds `apply` makes with `ctx.owned::<K>(&*obj)` (ConfigMaps, say): the runtime
+    /// watches them, so that a change to one reconciles its owner, and grants the manager what
+    /// `owned` does to them. The manager's other rules come from `Resource` and `FINALIZER`;
+    /// add those your own code needs in `rbac_rules` (then `make manifests`).
+    fn owns() -> Owns<Self::Resource> {
+        // TODO(user): `Owns::kind::<ConfigMap>()`, `.and::<K>()`, for the kinds `apply` makes.
+        Owns::none()
     }
 }
 

@@ -8,10 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::{Context, Reconciler, Registration, register};
 
 use k8s_openapi::api::core::v1;
@@ -34,18 +31,11 @@ impl Reconciler for ConfigMapReconciler {
     async fn apply(_obj: Arc<v1::ConfigMap>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): your reconcile logic. `_obj` is the ConfigMap as last
         // seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and return
-        // errors with `?`. Grant each API call its verb in `rbac_rules`.
+        // errors with `?`. The manager may get, list and watch configmaps; grant what
+        // else `apply` calls in `rbac_rules` (then `make manifests`).
 
         // Again after an hour without a change: a safety net against missed watch events.
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
-    }
-
-    /// What the controller needs: to watch configmaps. Add verbs here when `apply`
-    /// changes them (then `make manifests`).
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::ConfigMap::group(&());
-        let plural = v1::ConfigMap::plural(&());
-        vec![policy_rule(&group, &[&plural], &["get", "list", "watch"])]
     }
 }
 

@@ -14,6 +14,7 @@
 
 //! Unit tests of the Application controller, against a mocked API server.
 
+use kube::Resource;
 use rbuilder_runtime::testing::{mock_context, within_timeout};
 
 use super::*;

@@ -12,10 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::{Context, Reconciler, Registration, register};
 
 use k8s_openapi::api::apps::v1;
@@ -38,18 +35,11 @@ impl Reconciler for DeploymentReconciler {
     async fn apply(_obj: Arc<v1::Deployment>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): your reconcile logic. `_obj` is the Deployment as last
         // seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and return
-        // errors with `?`. Grant each API call its verb in `rbac_rules`.
+        // errors with `?`. The manager may get, list and watch deployments; grant what
+        // else `apply` calls in `rbac_rules` (then `make manifests`).
 
         // Again after an hour without a change: a safety net against missed watch events.
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
-    }
-
-    /// What the controller needs: to watch deployments. Add verbs here when `apply`
-    /// changes them (then `make manifests`).
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::Deployment::group(&());
-        let plural = v1::Deployment::plural(&());
-        vec![policy_rule(&group, &[&plural], &["get", "list", "watch"])]
     }
 }
 

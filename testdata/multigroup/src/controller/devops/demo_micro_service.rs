@@ -14,12 +14,10 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, ContainerPort, PodSpec, PodTemplateSpec};
-use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
-use kube::{Resource, ResourceExt};
-use rbuilder_runtime::controller::{Action, Controller};
-use rbuilder_runtime::owned::{self, ControllerExt, MANAGED_BY};
-use rbuilder_runtime::rbac::policy_rule;
+use kube::ResourceExt;
+use rbuilder_runtime::controller::Action;
+use rbuilder_runtime::owned::{self, MANAGED_BY, Owns};
 use rbuilder_runtime::{Context, Reconciler, Registration, conditions, pod_security, register};
 
 use crate::api::devops::v1;
@@ -57,28 +55,12 @@ impl Reconciler for DemoMicroServiceReconciler {
         Ok(Action::await_change())
     }
 
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::DemoMicroService::group(&());
-        let plural = v1::DemoMicroService::plural(&());
-        vec![
-            policy_rule(&group, &[&plural], &["get", "list", "watch", "patch"]),
-            policy_rule(&group, &[&format!("{plural}/status")], &["patch"]),
-            // Needed to set blockOwnerDeletion in the Deployment's owner reference.
-            policy_rule(&group, &[&format!("{plural}/finalizers")], &["update"]),
-            policy_rule(
-                "apps",
-                &["deployments"],
-                &["get", "list", "watch", "create", "patch", "delete"],
-            ),
-        ]
-    }
-
-    /// A change to its Deployment reconciles the owner; the watch fills the cache `apply` reads.
-    fn watches(
-        controller: Controller<Self::Resource>,
-        ctx: &Context,
-    ) -> Controller<Self::Resource> {
-        controller.watch_owned::<Deployment>(ctx)
+    /// Its Deployment: the runtime watches it (a change reconciles the owner), keeps it in
+    /// the cache `apply` reads, and grants the manager what `owned` does to it. The manager's
+    /// other rules come from `Resource` and `FINALIZER`; add those your own code needs in
+    /// `rbac_rules` (then `make manifests`).
+    fn owns() -> Owns<Self::Resource> {
+        Owns::kind::<Deployment>()
     }
 }
 

@@ -19,10 +19,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::{Context, Reconciler, Registration, register};
 
 use crate::api::devops::v1;
@@ -45,7 +42,8 @@ impl Reconciler for DmsBackupReconciler {
     async fn apply(_obj: Arc<v1::DemoMicroService>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): this controller's reconcile logic. `_obj` is the DemoMicroService as
         // last seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and
-        // return errors with `?`. Grant each API call its verb in `rbac_rules`.
+        // return errors with `?`. The manager may get, list and watch demomicroservices; grant
+        // what else `apply` calls in `rbac_rules` (then `make manifests`).
 
         // Again after an hour without a change: a safety net against missed watch events.
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
@@ -55,18 +53,6 @@ impl Reconciler for DmsBackupReconciler {
     async fn cleanup(_obj: Arc<v1::DemoMicroService>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): this controller's clean-up logic.
         Ok(Action::await_change())
-    }
-
-    /// What the controller needs: to watch demomicroservices, and to patch them (its
-    /// finalizer). Add verbs here when `apply` calls more (then `make manifests`).
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::DemoMicroService::group(&());
-        let plural = v1::DemoMicroService::plural(&());
-        vec![policy_rule(
-            &group,
-            &[&plural],
-            &["get", "list", "watch", "patch"],
-        )]
     }
 }
 

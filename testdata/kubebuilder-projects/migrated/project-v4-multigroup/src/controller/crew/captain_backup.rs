@@ -29,10 +29,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::Resource;
 use rbuilder_runtime::controller::Action;
-use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::{Context, Reconciler, Registration, register};
 
 use crate::api::crew::v1;
@@ -55,7 +52,8 @@ impl Reconciler for CaptainBackupReconciler {
     async fn apply(_obj: Arc<v1::Captain>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): this controller's reconcile logic. `_obj` is the Captain as
         // last seen; act on it through `_ctx.client` (e.g. `_ctx.api_near::<...>(&*_obj)`) and
-        // return errors with `?`. Grant each API call its verb in `rbac_rules`.
+        // return errors with `?`. The manager may get, list and watch captains; grant
+        // what else `apply` calls in `rbac_rules` (then `make manifests`).
 
         // Again after an hour without a change: a safety net against missed watch events.
         Ok(Action::requeue(Duration::from_secs(60 * 60)))
@@ -65,18 +63,6 @@ impl Reconciler for CaptainBackupReconciler {
     async fn cleanup(_obj: Arc<v1::Captain>, _ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): this controller's clean-up logic.
         Ok(Action::await_change())
-    }
-
-    /// What the controller needs: to watch captains, and to patch them (its
-    /// finalizer). Add verbs here when `apply` calls more (then `make manifests`).
-    fn rbac_rules() -> Vec<PolicyRule> {
-        let group = v1::Captain::group(&());
-        let plural = v1::Captain::plural(&());
-        vec![policy_rule(
-            &group,
-            &[&plural],
-            &["get", "list", "watch", "patch"],
-        )]
     }
 }
 

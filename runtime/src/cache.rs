@@ -1,54 +1,74 @@
-//! Caches of the other kinds a controller watches (e.g. the Deployments it owns), so that its
-//! reconciles read them from memory instead of sending a GET each time, as controller-runtime's
-//! informer cache does for kubebuilder's controllers.
+//! Caches of the other kinds a controller watches, so that its reconciles read them from
+//! memory instead of sending a GET each time, as controller-runtime's informer cache does for
+//! kubebuilder's controllers: [`Cache`], a typed handle a controller keeps in its state for
+//! what it reads, and, kept by the runtime, the cache of each kind it
+//! [owns](crate::Reconciler::owns).
 //!
 //! Each cache is kept by a reflector on the very watch that triggers the controller's
-//! reconciles ([`Context::cache`](crate::Context::cache)): one watch per kind, not one for the
-//! triggers and another for the cache. Its objects are without `managedFields`, which most of
-//! an object's size is and which reconciles rarely read
-//! ([`release_field`](crate::Context::release_field) reads them fresh when it needs them).
-//!
-//! A cache is per controller (each gets its own [`Context`](crate::Context)), and holds one
-//! watch per kind.
+//! reconciles: one watch, not one for the triggers and another for the cache. Its objects are
+//! without `managedFields`, which most of an object's size is and which reconciles rarely read
+//! ([`release_field`](crate::Context::release_field) reads them fresh when it needs them). A
+//! cache is its controller's (each gets its own [`Context`]).
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use futures::future::{self, BoxFuture};
 use futures::stream::{self, Stream};
 use futures::{FutureExt, StreamExt};
-use kube::Resource;
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher;
-use tracing::debug;
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tracing::{debug, error};
+
+use crate::Context;
+use crate::context::Scope;
+use crate::namespaces;
 
 /// How long a reconcile waits for its controller's caches to be filled by their first list,
 /// as controller-runtime's `CacheSyncTimeout` (2 minutes); after that it fails and is retried,
 /// and the log says why the watch cannot list (e.g. a missing RBAC rule).
 pub const SYNC_TIMEOUT: Duration = Duration::from_secs(2 * 60);
 
-/// The caches of one controller, by kind.
+/// The caches of one controller: by kind, those the runtime keeps (of the owned kinds) and
+/// those of `Context::cache`; and the waits for every cache's first list, typed handles'
+/// ([`Cache`]) included.
 #[derive(Default)]
-pub(crate) struct Caches(Mutex<HashMap<TypeId, Cache>>);
+pub(crate) struct Caches(Mutex<Kept>);
 
-/// One kind's cache.
-struct Cache {
-    /// The [`Store`] of the kind.
-    store: Box<dyn Any + Send + Sync>,
-    /// Resolves once the store holds the watch's first list.
-    synced: Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
+#[derive(Default)]
+struct Kept {
+    /// The [`Store`] of each kind that has one.
+    by_kind: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    /// Each resolves once its store holds the watch's first list.
+    synced: Vec<SyncWait>,
 }
 
+type SyncWait = Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
+
 impl Caches {
-    fn lock(&self) -> MutexGuard<'_, HashMap<TypeId, Cache>> {
+    fn lock(&self) -> MutexGuard<'_, Kept> {
         // A map of handles: a panic while it was held leaves it usable.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Keeps `store` as the cache of `K` (replacing an earlier one of `K`).
     pub(crate) fn insert<K>(&self, store: Store<K>)
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.wait_for(&store);
+        self.lock()
+            .by_kind
+            .insert(TypeId::of::<K>(), Box::new(store));
+    }
+
+    /// Has the controller wait for `store`'s first list before its reconciles.
+    pub(crate) fn wait_for<K>(&self, store: &Store<K>)
     where
         K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
     {
@@ -63,11 +83,7 @@ impl Caches {
             .boxed()
             .shared();
         let synced = move || ready.clone().boxed();
-        let cache = Cache {
-            store: Box::new(store),
-            synced: Box::new(synced),
-        };
-        self.lock().insert(TypeId::of::<K>(), cache);
+        self.lock().synced.push(Box::new(synced));
     }
 
     /// The cache of `K`, if there is one.
@@ -75,14 +91,14 @@ impl Caches {
     where
         K: Resource<DynamicType = ()> + Clone + 'static,
     {
-        let caches = self.lock();
-        let cache = caches.get(&TypeId::of::<K>())?;
-        cache.store.downcast_ref::<Store<K>>().cloned()
+        let kept = self.lock();
+        let store = kept.by_kind.get(&TypeId::of::<K>())?;
+        store.downcast_ref::<Store<K>>().cloned()
     }
 
     /// Resolves once every cache holds its watch's first list; `Err` after `timeout`.
     pub(crate) async fn synced(&self, timeout: Duration) -> Result<(), NotSynced> {
-        let waits: Vec<_> = self.lock().values().map(|cache| (cache.synced)()).collect();
+        let waits: Vec<_> = self.lock().synced.iter().map(|synced| synced()).collect();
         if waits.is_empty() {
             return Ok(());
         }
@@ -91,6 +107,178 @@ impl Caches {
             .map(drop)
             .map_err(|_| NotSynced(timeout))
     }
+}
+
+/// A cache of `K`s that a controller keeps from a watch of its own, so that its reconciles read
+/// them from memory instead of sending a GET each: what controller-runtime's informer cache is
+/// to kubebuilder's reads, and a kube-rs `reflector::Store` to a controller that keeps one in
+/// its context. A typed handle: made empty where the controller's state is made
+/// (`src/main.rs`, or a test), held in that state, filled by [`watch`](Self::watch) in the
+/// controller's [`watches`](crate::Reconciler::watches), read in `apply`. Clones share the
+/// cache.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use k8s_openapi::api::core::v1::Secret;
+/// use kube::runtime::controller::Controller;
+/// use kube::runtime::reflector::ObjectRef;
+/// use kube::runtime::watcher;
+/// use rbuilder_runtime::{Cache, Context};
+/// # use k8s_openapi::api::core::v1::ConfigMap as Site;
+///
+/// /// What the controller of Sites holds: the Secrets it reads, from memory.
+/// pub struct State {
+///     pub secrets: Cache<Secret>,
+/// }
+///
+/// // In `impl Reconciler<State>`: a change to a Secret labelled for a Site reconciles it.
+/// fn watches(controller: Controller<Site>, ctx: &Context<State>) -> Controller<Site> {
+///     let config = watcher::Config::default().labels("example.com/site");
+///     let secrets = ctx.state().secrets.watch_watched(ctx, config);
+///     controller.watches_stream(secrets, |secret| {
+///         let site = secret.metadata.labels?.get("example.com/site")?.clone();
+///         Some(ObjectRef::new(&site).within(secret.metadata.namespace.as_deref()?))
+///     })
+/// }
+///
+/// // In `apply`: the Secret as the watch last saw it, if there is one.
+/// fn tls_secret(ctx: &Context<State>, namespace: &str) -> Result<Option<Arc<Secret>>, rbuilder_runtime::cache::Unwatched> {
+///     ctx.state().secrets.get(&ObjectRef::new("tls").within(namespace))
+/// }
+/// # let state = State { secrets: Cache::new() };
+/// # let _ = (watches, tls_secret, state);
+/// ```
+///
+/// The controller waits for the cache's first list before its first reconcile, so that a
+/// reconcile never takes an object missing from a cache still being filled for one that does
+/// not exist. A cached object has no `managedFields` and lags the cluster by the watch's
+/// delay; an object deleted while the watch was down is sent as deleted once it has listed
+/// again. The manager needs `list` and `watch` on `K` (the controller's `rbac_rules`). A handle
+/// holds one watch: watch it in one controller, once; a second watch of it is refused (logged,
+/// and its objects go nowhere). Objects the controller owns need no handle: declare their
+/// kind in [`owns`](crate::Reconciler::owns).
+pub struct Cache<K: Resource<DynamicType = ()> + Clone + 'static> {
+    store: Arc<OnceLock<Store<K>>>,
+}
+
+impl<K: Resource<DynamicType = ()> + Clone + 'static> Clone for Cache<K> {
+    fn clone(&self) -> Self {
+        Self {
+            store: Arc::clone(&self.store),
+        }
+    }
+}
+
+impl<K> Default for Cache<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> Cache<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    /// An empty cache, until a controller [watches](Self::watch) it.
+    pub fn new() -> Self {
+        Self {
+            store: Arc::default(),
+        }
+    }
+
+    /// A cache that holds `objects`, as if its watch had listed them: for unit tests of
+    /// reconcilers that read it.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn of(objects: impl IntoIterator<Item = K>) -> Self {
+        let (store, mut writer) = reflector::store();
+        writer.apply_watcher_event(&watcher::Event::Init);
+        for obj in objects {
+            writer.apply_watcher_event(&watcher::Event::InitApply(obj));
+        }
+        writer.apply_watcher_event(&watcher::Event::InitDone);
+        Self {
+            store: Arc::new(OnceLock::from(store)),
+        }
+    }
+
+    /// Watches the `K`s that `api` lists with `config`, keeps them in this cache for `ctx`'s
+    /// controller, and returns the watch for the controller to be triggered by, in
+    /// [`watches`](crate::Reconciler::watches): `controller.watches_stream(...)` with a mapper
+    /// to the objects to reconcile, or `owns_stream` for objects that carry an owner reference.
+    pub fn watch(
+        &self,
+        ctx: &Context<impl Send + Sync + 'static>,
+        api: Api<K>,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static {
+        self.watch_all(ctx, vec![api], config)
+    }
+
+    /// [`watch`](Self::watch) of the `K`s in the namespaces the controllers watch
+    /// (`WATCH_NAMESPACE`: one watch per namespace when it lists several).
+    pub fn watch_watched(
+        &self,
+        ctx: &Context<impl Send + Sync + 'static>,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+    where
+        K::Scope: Scope,
+    {
+        self.watch_all(ctx, ctx.watch_namespaces.apis(&ctx.client), config)
+    }
+
+    fn watch_all(
+        &self,
+        ctx: &Context<impl Send + Sync + 'static>,
+        apis: Vec<Api<K>>,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static {
+        let (store, writer) = reflector::store();
+        if self.store.set(store.clone()).is_err() {
+            let kind = K::kind(&());
+            error!(
+                %kind,
+                "a cache of {kind} watched twice: only its first watch fills it; give each \
+                 watch a Cache of its own"
+            );
+        } else {
+            ctx.caches.wait_for(&store);
+        }
+        let events = namespaces::reflected(apis, config, writer);
+        touched_and_vanished(events, store)
+    }
+
+    /// The object `key` names, as the watch last saw it (`None`: there is none, as far as the
+    /// watch knows). `Err` if no controller watches this cache.
+    pub fn get(&self, key: &ObjectRef<K>) -> Result<Option<Arc<K>>, Unwatched> {
+        Ok(self.store()?.get(key))
+    }
+
+    /// Every object in the cache.
+    pub fn state(&self) -> Result<Vec<Arc<K>>, Unwatched> {
+        Ok(self.store()?.state())
+    }
+
+    fn store(&self) -> Result<&Store<K>, Unwatched> {
+        self.store.get().ok_or(Unwatched {
+            kind: K::kind(&()).into_owned(),
+        })
+    }
+}
+
+/// A [`Cache`] read before any controller watched it: a controller's `watches` must
+/// [`watch`](Cache::watch) the caches its `apply` reads.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the cache of {kind} is not watched: watch it in the controller's `watches` \
+     (cache.watch(ctx, api, config))"
+)]
+pub struct Unwatched {
+    kind: String,
 }
 
 /// The objects of `events`, a watch reflected into `store`, as `touched_objects` gives them
@@ -176,13 +364,16 @@ mod tests {
     #[tokio::test]
     async fn a_controller_reads_its_cache_by_kind() {
         let (ctx, _server) = mock_context();
-        assert!(ctx.cached::<Deployment>().is_none());
+        assert!(ctx.caches.get::<Deployment>().is_none());
         ctx.cache_of([deployment("a")]);
-        let cache = ctx.cached::<Deployment>().expect("a cache of Deployments");
+        let cache = ctx
+            .caches
+            .get::<Deployment>()
+            .expect("a cache of Deployments");
         let key = ObjectRef::new("a").within("default");
         assert!(cache.get(&key).is_some());
         // Only the kinds it caches.
-        assert!(ctx.cached::<ConfigMap>().is_none());
+        assert!(ctx.caches.get::<ConfigMap>().is_none());
         within_timeout(ctx.caches.synced(SYNC_TIMEOUT))
             .await
             .expect("a filled cache is synced");
@@ -193,7 +384,62 @@ mod tests {
     async fn a_controllers_context_starts_without_caches() {
         let (ctx, _server) = mock_context();
         ctx.cache_of([deployment("a")]);
-        assert!(ctx.for_controller().cached::<Deployment>().is_none());
+        assert!(ctx.for_controller().caches.get::<Deployment>().is_none());
+    }
+
+    /// A typed cache reads what it holds, and says so when no controller watches it.
+    #[test]
+    fn a_typed_cache_is_read_once_watched() {
+        let key = ObjectRef::new("a").within("default");
+        let filled = Cache::of([deployment("a")]);
+        let found = filled.get(&key).expect("a filled cache");
+        assert_eq!(
+            found.map(|d| d.metadata.uid.clone()),
+            Some(Some("d-1".into()))
+        );
+        assert_eq!(filled.clone().state().map(|all| all.len()).ok(), Some(1));
+        let unwatched = Cache::<Deployment>::new()
+            .get(&key)
+            .expect_err("not watched");
+        assert_eq!(
+            unwatched.to_string(),
+            "the cache of Deployment is not watched: watch it in the controller's `watches` \
+             (cache.watch(ctx, api, config))"
+        );
+    }
+
+    /// A typed cache watched by a controller holds its watch's objects, and the controller
+    /// waits for its first list; a second watch of one handle leaves the first's in place.
+    #[tokio::test]
+    async fn a_typed_cache_is_filled_by_its_watch_and_waited_for() {
+        let (ctx, mut server) = mock_context();
+        let cache: Cache<ConfigMap> = Cache::new();
+        let api: Api<ConfigMap> = Api::namespaced(ctx.client.clone(), "default");
+        let watch = cache.watch(&ctx, api.clone(), watcher::Config::default());
+        let again = cache.watch(&ctx, api, watcher::Config::default());
+        drop(again);
+        let mut watch = Box::pin(watch);
+        // Polled on: the list is in the cache once the watch has gone past its end.
+        let watching = tokio::spawn(async move { while watch.next().await.is_some() {} });
+        let list = json!({
+            "apiVersion": "v1", "kind": "ConfigMapList",
+            "metadata": {"resourceVersion": "1"},
+            "items": [{"metadata": {"name": "a", "namespace": "default", "uid": "c-1"}}],
+        });
+        server
+            .expect(
+                Method::GET,
+                "/api/v1/namespaces/default/configmaps",
+                200,
+                list,
+            )
+            .await;
+        within_timeout(ctx.caches.synced(SYNC_TIMEOUT))
+            .await
+            .expect("synced once listed");
+        let key = ObjectRef::new("a").within("default");
+        assert!(cache.get(&key).expect("watched").is_some());
+        watching.abort();
     }
 
     /// However many reconciles wait for a cache's first list at once (after a restart, one per
@@ -411,7 +657,8 @@ mod envtests {
                 controller.watch_owned::<ConfigMap>(&through_proxy)
             } else {
                 let children: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
-                controller.owns_stream(ctx.cache(children, watcher::Config::default()))
+                let cache = Cache::new();
+                controller.owns_stream(cache.watch(ctx, children, watcher::Config::default()))
             }
         }
     }

@@ -157,7 +157,12 @@ impl<S> Context<S> {
     /// failed) is sent as deleted once the watch has listed again, as client-go's informer
     /// sends it, so that its owner is reconciled then, not at its next resync.
     /// One cache per kind: a second call for `K` replaces the first's cache (its watch still
-    /// triggers reconciles).
+    /// triggers reconciles). Deprecated for a typed handle, [`Cache`](crate::Cache), which
+    /// holds no such trap.
+    #[deprecated(
+        since = "0.2.0",
+        note = "keep a typed `Cache<K>` in the controller's state and `watch` it; owned kinds: `Reconciler::owns`"
+    )]
     pub fn cache<K>(
         &self,
         api: Api<K>,
@@ -173,7 +178,24 @@ impl<S> Context<S> {
     /// ([`watch_namespaces`](Self::watch_namespaces): one watch per namespace when
     /// `WATCH_NAMESPACE` lists several, where `ctx.cache(ctx.api(), config)` would need to list
     /// every namespace).
+    #[deprecated(
+        since = "0.2.0",
+        note = "keep a typed `Cache<K>` in the controller's state and `watch` it; owned kinds: `Reconciler::owns`"
+    )]
     pub fn cache_watched<K>(
+        &self,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::Scope: Scope,
+    {
+        self.cache_of_kind(config)
+    }
+
+    /// The cache of the `K`s in the watched namespaces, kept by kind: an owned kind's, which
+    /// [`Owned`](crate::owned::Owned) reads.
+    pub(crate) fn cache_of_kind<K>(
         &self,
         config: watcher::Config,
     ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
@@ -207,6 +229,10 @@ impl<S> Context<S> {
     /// a watch event that reconciles again, so a reconcile that acts on a stale object must only
     /// make a change that the API server refuses when it is based on a stale read (e.g. a uid
     /// or resourceVersion precondition), or one that the next reconcile puts right.
+    #[deprecated(
+        since = "0.2.0",
+        note = "keep a typed `Cache<K>` in the controller's state and `watch` it; owned kinds: `Reconciler::owns`"
+    )]
     pub fn cached<K>(&self) -> Option<Store<K>>
     where
         K: Resource<DynamicType = ()> + Clone + 'static,
@@ -214,8 +240,10 @@ impl<S> Context<S> {
         self.caches.get::<K>()
     }
 
-    /// Fills the cache of `K`s with `objects`, as if [`cache`](Self::cache) had listed them: for
-    /// unit tests of reconcilers that read it.
+    /// Fills the cache of the owned kind `K` ([`Reconciler::owns`](crate::Reconciler::owns))
+    /// with `objects`, as if its watch had listed them: for unit tests of reconcilers whose
+    /// [`Owned`](crate::owned::Owned) handles read it. (A typed [`Cache`](crate::Cache) of your
+    /// own: [`Cache::of`](crate::Cache::of).)
     #[cfg(any(test, feature = "testing"))]
     pub fn cache_of<K>(&self, objects: impl IntoIterator<Item = K>)
     where

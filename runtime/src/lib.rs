@@ -28,7 +28,7 @@
 #[doc(hidden)]
 pub mod admission;
 pub mod applied;
-mod cache;
+pub mod cache;
 #[cfg(feature = "testing")]
 mod checks;
 mod client_metrics;
@@ -71,6 +71,7 @@ mod tls;
 mod watched_roles;
 pub mod webhook;
 
+pub use cache::Cache;
 pub use context::Context;
 pub use controller::{Reconciler, Registration, register, register_with_state};
 pub use errors::error_chain;

@@ -26,8 +26,8 @@ use rbuilder_runtime::envtest::{ControlPlane, Environment, fetch, step};
 use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::webhook::{conversion, defaulting, validating};
 use rbuilder_runtime::{
-    Context, Defaulter, Denied, Operator, Reconciler, Registration, Validator, Warnings,
-    WatchScope, register,
+    Cache, Context, Defaulter, Denied, Operator, Reconciler, Registration, Validator, Warnings,
+    WatchScope, register, register_with_state,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -396,19 +396,23 @@ async fn large_objects_pass_through_the_webhooks() {
 }
 
 /// Reports in its widget's status how many keys the ConfigMap of the widget's name holds, -1
-/// for no ConfigMap: read from the cache its watch of ConfigMaps keeps (`Context::cache`).
+/// for no ConfigMap: read from the cache its watch of ConfigMaps keeps, a typed `Cache` held
+/// in its state.
 struct Pairer;
 
-impl Reconciler for Pairer {
+impl Reconciler<Cache<ConfigMap>> for Pairer {
     type Resource = Widget;
     type Error = kube::Error;
     const NAME: &'static str = "pairer";
     const FINALIZER: Option<&'static str> = None;
 
-    async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+    async fn apply(
+        obj: Arc<Widget>,
+        ctx: Arc<Context<Cache<ConfigMap>>>,
+    ) -> Result<Action, kube::Error> {
         let key = ObjectRef::new(&obj.name_any()).within(&obj.namespace().unwrap_or_default());
-        let cache = ctx.cached::<ConfigMap>();
-        let keys = match cache.and_then(|cache| cache.get(&key)) {
+        let cached = ctx.state().get(&key);
+        let keys = match cached.map_err(|error| kube::Error::Service(error.into()))? {
             Some(config) => config.data.as_ref().map_or(0, |data| data.len() as i64),
             None => -1,
         };
@@ -426,8 +430,11 @@ impl Reconciler for Pairer {
     }
 
     /// A ConfigMap reconciles the widget of its name.
-    fn watches(controller: Controller<Widget>, ctx: &Context) -> Controller<Widget> {
-        let configs = ctx.cache(ctx.api::<ConfigMap>(), watcher::Config::default());
+    fn watches(
+        controller: Controller<Widget>,
+        ctx: &Context<Cache<ConfigMap>>,
+    ) -> Controller<Widget> {
+        let configs = ctx.state().watch_watched(ctx, watcher::Config::default());
         controller.watches_stream(configs, |config| {
             let namespace = config.namespace().unwrap_or_default();
             Some(ObjectRef::new(&config.name_any()).within(&namespace))
@@ -435,7 +442,7 @@ impl Reconciler for Pairer {
     }
 }
 
-const PAIRER: Registration = register::<Pairer>();
+const PAIRER: Registration = register_with_state::<Pairer, Cache<ConfigMap>>();
 
 static PAIRS: Operator = Operator::new("pairs").controllers(&[PAIRER]).crds(crds);
 
@@ -468,7 +475,7 @@ async fn a_controller_reads_what_it_watches_from_a_cache() {
     env.apply(&widgets, &widget("paired", 1)).await;
 
     step("started after both exist, the controller sees the ConfigMap at once");
-    env.run(&PAIRER).await;
+    env.run_with_state(&PAIRER, Cache::<ConfigMap>::new()).await;
     env.wait_for("the status", async || {
         fetch(&widgets, "paired")
             .await

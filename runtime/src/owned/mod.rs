@@ -343,7 +343,7 @@ where
         if let Some(namespace) = &self.namespace {
             key = key.within(namespace);
         }
-        if let Some(cached) = self.ctx.cached::<K>().and_then(|cache| cache.get(&key)) {
+        if let Some(cached) = self.ctx.caches.get::<K>().and_then(|cache| cache.get(&key)) {
             return Ok(Some(cached));
         }
         Ok(self.api().get_opt(&self.name).await?.map(Arc::new))

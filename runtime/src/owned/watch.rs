@@ -64,7 +64,7 @@ where
 {
     let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
     let config = watcher::Config::default().labels(&managed);
-    controller.watches_stream(ctx.cache_watched::<K>(config), controller_of::<K, O>)
+    controller.watches_stream(ctx.cache_of_kind::<K>(config), controller_of::<K, O>)
 }
 
 /// The controller owner of `obj`, if it is an `O`: in `obj`'s namespace if `O` is namespaced

@@ -13,6 +13,16 @@ use serde_json::{Value, json};
 /// A condition of `type_`, keeping the `lastTransitionTime` of the current condition of that
 /// type when its status is unchanged, so that re-applying an unchanged status changes nothing.
 /// `observed_generation` is the `metadata.generation` the condition was computed from.
+///
+/// ```
+/// use rbuilder_runtime::conditions::{condition, is_true};
+///
+/// let ready = condition(&[], "Ready", "True", "Reconciled", "All set", Some(3));
+/// let again = condition(&[ready.clone()], "Ready", "True", "Reconciled", "All set", Some(4));
+/// // The same status: the same transition time, so an unchanged status applies as no change.
+/// assert_eq!(again.last_transition_time, ready.last_transition_time);
+/// assert!(is_true(&[again], "Ready"));
+/// ```
 pub fn condition(
     current: &[Condition],
     type_: &str,

@@ -308,6 +308,25 @@ impl<S> Context<S> {
     /// owns. A status equal to the one `obj` has is not sent: the apply would change nothing,
     /// and most reconciles compute the status they found. (`obj` is as the controller's watch
     /// last saw it; if the status changed since, that change brings another reconcile.)
+    ///
+    /// ```no_run
+    /// # use rbuilder_runtime::Context;
+    /// # use rbuilder_runtime::conditions::condition;
+    /// # use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+    /// # use k8s_openapi::api::core::v1::ConfigMap as Guestbook;
+    /// #[derive(serde::Serialize)]
+    /// struct GuestbookStatus {
+    ///     conditions: Vec<Condition>,
+    /// }
+    ///
+    /// # async fn f(obj: &Guestbook, ctx: &Context) -> Result<(), kube::Error> {
+    /// let generation = obj.metadata.generation;
+    /// let ready = condition(&[], "Ready", "True", "Reconciled", "All set", generation);
+    /// let status = GuestbookStatus { conditions: vec![ready] };
+    /// ctx.apply_status(obj, &status).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn apply_status<K>(&self, obj: &K, status: &impl Serialize) -> Result<K, kube::Error>
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Serialize,

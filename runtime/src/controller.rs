@@ -260,7 +260,12 @@ pub(crate) type RunController =
     ) -> Result<BoxFuture<'static, Result<(), kube::Error>>, MissingState>;
 
 /// The registration of `R`, a controller without a state of its own, for the project's list
-/// of controllers.
+/// of controllers (`src/controller/mod.rs`, which `Operator::controllers` takes):
+///
+/// ```ignore
+/// pub const CONTROLLER: Registration = register::<GuestbookReconciler>();
+/// pub const CONTROLLERS: &[Registration] = &[guestbook::CONTROLLER];
+/// ```
 pub const fn register<R: Reconciler>() -> Registration {
     register_with_state::<R, ()>()
 }

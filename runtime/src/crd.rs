@@ -12,6 +12,27 @@ use kube::core::crd::{MergeError, merge_crds};
 /// add `storage = false` to it (what moving kubebuilder's `+kubebuilder:storageversion` marker
 /// does). Kinds keep their order of first appearance and versions their listed order, so the
 /// generated YAML is stable.
+///
+/// ```
+/// use kube::CustomResourceExt;
+/// use rbuilder_runtime::crd::merge_versions;
+/// # mod v1 {
+/// #     use serde::{Deserialize, Serialize};
+/// #[derive(kube::CustomResource, schemars::JsonSchema, Serialize, Deserialize, Clone, Debug)]
+/// #[kube(group = "example.com", version = "v1", kind = "App", namespaced)]
+/// pub struct AppSpec {}
+/// # }
+/// # mod v2 {
+/// #     use serde::{Deserialize, Serialize};
+/// #[derive(kube::CustomResource, schemars::JsonSchema, Serialize, Deserialize, Clone, Debug)]
+/// #[kube(group = "example.com", version = "v2", kind = "App", namespaced, storage = false)]
+/// pub struct AppSpec {}
+/// # }
+///
+/// let crds = merge_versions(vec![v1::App::crd(), v2::App::crd()]).expect("one storage version");
+/// let versions = crds[0].spec.versions.iter().map(|v| (v.name.as_str(), v.storage));
+/// assert_eq!(versions.collect::<Vec<_>>(), [("v1", true), ("v2", false)]);
+/// ```
 pub fn merge_versions(
     crds: Vec<CustomResourceDefinition>,
 ) -> Result<Vec<CustomResourceDefinition>, MergeError> {

@@ -1,5 +1,28 @@
 //! Test support for unit tests: a mocked API server, to check the requests a reconciler sends
 //! without a cluster.
+//!
+//! ```
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::Api;
+//! use rbuilder_runtime::testing::{Method, mock_context, within_timeout};
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let (ctx, mut server) = mock_context();
+//! // What the code under test does (a reconciler's `apply`, say), in a task of its own...
+//! let api: Api<ConfigMap> = Api::namespaced(ctx.client.clone(), "default");
+//! let read = tokio::spawn(async move { api.get_opt("settings").await });
+//! // ...while the test answers each request as the API server would.
+//! let missing = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+//!     "reason": "NotFound", "code": 404, "message": "not found"});
+//! server
+//!     .expect(Method::GET, "/api/v1/namespaces/default/configmaps/settings", 404, missing)
+//!     .await;
+//! let read = within_timeout(read).await.expect("the task");
+//! assert!(read.expect("a 404 is no error").is_none());
+//! # }
+//! ```
 
 use std::future::Future;
 use std::sync::Arc;

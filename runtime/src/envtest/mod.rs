@@ -18,6 +18,33 @@
 //! finds them; else in `/usr/local/kubebuilder/bin`. Without them a test fails and says how to
 //! get them.
 //!
+//! ```no_run
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! # use rbuilder_runtime::{Operator, Registration};
+//! # static OPERATOR: Operator = Operator::new("guestbook");
+//! # const CONTROLLER: Registration = rbuilder_runtime::register::<Guestbooks>();
+//! # struct Guestbooks;
+//! # impl rbuilder_runtime::Reconciler for Guestbooks {
+//! #     type Resource = ConfigMap; type Error = kube::Error;
+//! #     const NAME: &'static str = "g"; const FINALIZER: Option<&'static str> = None;
+//! #     async fn apply(_: std::sync::Arc<ConfigMap>, _: std::sync::Arc<rbuilder_runtime::Context>)
+//! #         -> Result<rbuilder_runtime::controller::Action, kube::Error> { todo!() }
+//! # }
+//! use kube::Api;
+//! use rbuilder_runtime::envtest::{Environment, fetch, step};
+//!
+//! #[tokio::test]
+//! async fn a_guestbook_gets_its_config_map() {
+//!     let env = Environment::start(&OPERATOR).await;
+//!     env.run(&CONTROLLER).await;
+//!     step("create a guestbook");
+//!     let config_maps: Api<ConfigMap> = env.api();
+//!     // env.apply(&guestbooks, &guestbook).await; ...
+//!     env.wait_for("its ConfigMap", async || fetch(&config_maps, "guestbook").await)
+//!         .await;
+//! }
+//! ```
+//!
 //! As with envtest, there is no kube-controller-manager, scheduler or kubelet: nothing deletes
 //! namespaces or garbage-collects owned objects, Deployments get no ReplicaSets, and no Pod
 //! runs. A test checks what the operator asks of the API server, as the API server itself

@@ -108,22 +108,29 @@ use kube::core::crd::MergeError;
 ///
 /// A later runtime may give an operator more to say (a new field, with a method to set it and
 /// a default): an operator built this way keeps compiling after `rbuilder update`, as one
-/// written out field by field (`Operator { name: ..., ... }`) would not. The fields stay public
-/// for the projects made before the methods, whose `src/lib.rs` lists them all.
+/// written out field by field (`Operator { name: ..., ... }`) would not. The fields stay public,
+/// and hidden here, only for the projects made before the methods, whose `src/lib.rs` lists
+/// them all: the methods are the one way to build an operator.
 pub struct Operator {
     /// The project's name. The runtime derives from it the name the operator gives itself to
     /// the API server (`<name>-operator`: field manager, Event reporter, `managed-by` label) and
     /// its leader-election Lease (`<name>-leader-election`).
+    #[doc(hidden)]
     pub name: &'static str,
     /// The project's version, printed by `--version`.
+    #[doc(hidden)]
     pub version: &'static str,
     /// Every controller the manager runs, in start order.
+    #[doc(hidden)]
     pub controllers: &'static [Registration],
     /// Every admission and conversion webhook the manager serves (none: no webhook server).
+    #[doc(hidden)]
     pub webhooks: &'static [Webhook],
     /// The CustomResourceDefinitions of the project's own kinds, one per kind.
+    #[doc(hidden)]
     pub crds: fn() -> Result<Vec<CustomResourceDefinition>, MergeError>,
     /// What the operator watches and is granted: the whole cluster, or one namespace.
+    #[doc(hidden)]
     pub scope: WatchScope,
 }
 

@@ -61,7 +61,49 @@ impl<K> WebhookResource for K where
 }
 
 /// A defaulting (mutating) webhook: sets what a new or changed object leaves unset, before the
-/// API server validates and stores it.
+/// API server validates and stores it. Implemented with [`Validator`] by a unit struct per
+/// kind and version, and listed in the operator's webhooks with [`defaulting`] and
+/// [`validating`]:
+///
+/// ```
+/// use rbuilder_runtime::webhook::{self, Defaulter, Denied, Validator, Warnings, Webhook};
+/// # use k8s_openapi::api::core::v1::ConfigMap as Site;
+///
+/// pub struct SiteWebhook;
+///
+/// pub const DEFAULTING: Webhook = webhook::defaulting::<SiteWebhook>();
+/// pub const VALIDATING: Webhook = webhook::validating::<SiteWebhook>();
+///
+/// impl Defaulter for SiteWebhook {
+///     type Resource = Site;
+///
+///     fn default(site: &mut Site) -> Result<(), Denied> {
+///         let labels = site.metadata.labels.get_or_insert_with(Default::default);
+///         labels.entry("app.kubernetes.io/name".into()).or_insert_with(|| "site".into());
+///         Ok(())
+///     }
+/// }
+///
+/// impl Validator for SiteWebhook {
+///     type Resource = Site;
+///
+///     fn validate_create(site: &Site) -> Result<Warnings, Denied> {
+///         match site.data.as_ref().and_then(|data| data.get("host")) {
+///             Some(_) => Ok(Warnings::new()),
+///             None => Err(Denied::new("data.host is required")),
+///         }
+///     }
+///
+///     fn validate_update(_old: &Site, new: &Site) -> Result<Warnings, Denied> {
+///         Self::validate_create(new)
+///     }
+/// }
+///
+/// let mut site = Site::default();
+/// SiteWebhook::default(&mut site).expect("defaulted");
+/// assert!(SiteWebhook::validate_create(&site).is_err());
+/// # let _ = (DEFAULTING, VALIDATING);
+/// ```
 pub trait Defaulter: 'static {
     /// The kind, in one version, whose objects are defaulted.
     type Resource: WebhookResource;

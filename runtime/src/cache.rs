@@ -23,7 +23,7 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
-use tracing::{debug, error};
+use tracing::debug;
 
 use crate::Context;
 use crate::context::Scope;
@@ -142,7 +142,8 @@ impl Caches {
 ///     })
 /// }
 ///
-/// // In `apply`: the Secret as the watch last saw it, if there is one.
+/// // In `apply`: the Secret as the watch last saw it, if there is one. (`Unwatched` goes into
+/// // the reconciler's error with a variant `#[error("{0}")] Cache(#[from] cache::Unwatched)`.)
 /// fn tls_secret(ctx: &Context<State>, namespace: &str) -> Result<Option<Arc<Secret>>, rbuilder_runtime::cache::Unwatched> {
 ///     ctx.state().secrets.get(&ObjectRef::new("tls").within(namespace))
 /// }
@@ -154,10 +155,14 @@ impl Caches {
 /// reconcile never takes an object missing from a cache still being filled for one that does
 /// not exist. A cached object has no `managedFields` and lags the cluster by the watch's
 /// delay; an object deleted while the watch was down is sent as deleted once it has listed
-/// again. The manager needs `list` and `watch` on `K` (the controller's `rbac_rules`). A handle
-/// holds one watch: watch it in one controller, once; a second watch of it is refused (logged,
-/// and its objects go nowhere). Objects the controller owns need no handle: declare their
-/// kind in [`owns`](crate::Reconciler::owns).
+/// again. The manager needs `list` and `watch` on `K` (the controller's `rbac_rules`: unlike
+/// [`owns`](crate::Reconciler::owns), a cache grants nothing by itself; without them the watch
+/// fails, logged, and reconciles wait for its first list until they fail with
+/// [`NotSynced`]). A handle holds one watch, the first: two controllers that take one state
+/// both watch the cache it holds, and both are triggered, but only the first watch fills it,
+/// and both wait for that watch's first list. Two caches of one kind (other label selectors,
+/// say) are two handles. Objects the controller owns need no handle: declare their kind in
+/// [`owns`](crate::Reconciler::owns).
 pub struct Cache<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Arc<OnceLock<Store<K>>>,
 }
@@ -238,15 +243,17 @@ where
         config: watcher::Config,
     ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static {
         let (store, writer) = reflector::store();
-        if self.store.set(store.clone()).is_err() {
-            let kind = K::kind(&());
-            error!(
-                %kind,
-                "a cache of {kind} watched twice: only its first watch fills it; give each \
-                 watch a Cache of its own"
-            );
-        } else {
-            ctx.caches.wait_for(&store);
+        match self.store.set(store.clone()) {
+            Ok(()) => ctx.caches.wait_for(&store),
+            Err(_) => {
+                // A second watch of the handle (a state two controllers take): it triggers its
+                // controller, and the first watch fills the cache both read.
+                let kind = K::kind(&());
+                debug!(%kind, "a cache watched again: its first watch fills it");
+                if let Some(first) = self.store.get() {
+                    ctx.caches.wait_for(first);
+                }
+            }
         }
         let events = namespaces::reflected(apis, config, writer);
         touched_and_vanished(events, store)
@@ -259,7 +266,7 @@ where
     }
 
     /// Every object in the cache.
-    pub fn state(&self) -> Result<Vec<Arc<K>>, Unwatched> {
+    pub fn all(&self) -> Result<Vec<Arc<K>>, Unwatched> {
         Ok(self.store()?.state())
     }
 
@@ -397,7 +404,7 @@ mod tests {
             found.map(|d| d.metadata.uid.clone()),
             Some(Some("d-1".into()))
         );
-        assert_eq!(filled.clone().state().map(|all| all.len()).ok(), Some(1));
+        assert_eq!(filled.clone().all().map(|all| all.len()).ok(), Some(1));
         let unwatched = Cache::<Deployment>::new()
             .get(&key)
             .expect_err("not watched");

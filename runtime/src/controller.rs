@@ -6,8 +6,9 @@
 //! - it adds the reconciler's finalizer, then calls [`Reconciler::apply`] for every change (and
 //!   whatever [`Reconciler::watches`] adds), and [`Reconciler::cleanup`] once the object is
 //!   being deleted, then removes the finalizer;
-//! - each controller has a [`Context`] of its own, whose caches ([`Context::cache`]) it waits
-//!   for before reconciling (kube's `Controller` waits only for the cache of its own kind);
+//! - each controller has a [`Context`] of its own, whose caches (of the kinds it
+//!   [owns](Reconciler::owns), and each [`Cache`](crate::Cache) it watches) it waits for before
+//!   reconciling (kube's `Controller` waits only for the cache of its own kind);
 //! - it counts and times every reconcile (`/metrics`), and shows a failure on the object as a
 //!   Warning Event and in the log;
 //! - it retries a failure after a delay that doubles with each failure in a row, from
@@ -120,10 +121,6 @@ pub(crate) const RETRY_QPS: f64 = 10.0;
 ///         # let _ = host;
 ///         Ok(Action::await_change())
 ///     }
-///
-///     fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
-///         Vec::new()
-///     }
 /// }
 /// ```
 pub trait Reconciler<S: Send + Sync + 'static = ()>: 'static {
@@ -180,12 +177,28 @@ pub trait Reconciler<S: Send + Sync + 'static = ()>: 'static {
     /// The kinds of the objects `apply` makes with [`Context::owned`]: the runtime watches
     /// them (a change to one, or its deletion, reconciles its owner), keeps them in the cache
     /// `owned` reads, and grants the manager `get`, `list`, `watch`, `create`, `patch` and
-    /// `delete` on them. None unless said:
+    /// `delete` on them. None unless said; a Deployment and a Service:
     ///
-    /// ```ignore
-    /// fn owns() -> Owns<Self::Resource> {
-    ///     Owns::kind::<Deployment>().and::<Service>()
+    /// ```
+    /// # use k8s_openapi::api::apps::v1::Deployment;
+    /// # use k8s_openapi::api::core::v1::{ConfigMap as App, Service};
+    /// # use rbuilder_runtime::{Context, Owns, Reconciler};
+    /// # use rbuilder_runtime::controller::Action;
+    /// # struct AppReconciler;
+    /// impl Reconciler for AppReconciler {
+    ///     # type Resource = App;
+    ///     # type Error = kube::Error;
+    ///     # const NAME: &'static str = "app";
+    ///     # const FINALIZER: Option<&'static str> = None;
+    ///     # async fn apply(_: std::sync::Arc<App>, _: std::sync::Arc<Context>) -> Result<Action, kube::Error> {
+    ///     #     Ok(Action::await_change())
+    ///     # }
+    ///     // ...
+    ///     fn owns() -> Owns<Self::Resource> {
+    ///         Owns::kind::<Deployment>().and::<Service>()
+    ///     }
     /// }
+    /// # assert_eq!(AppReconciler::owns().len(), 2);
     /// ```
     fn owns() -> Owns<Self::Resource> {
         Owns::none()
@@ -196,20 +209,21 @@ pub trait Reconciler<S: Send + Sync + 'static = ()>: 'static {
     /// finalizer or, on a kind of the project's own, whatever it writes), `patch` on the
     /// status and `update` on the finalizers of a kind of the project's own, what
     /// [`owns`](Self::owns) needs, and the Events of every controller. A Secret `apply` reads,
-    /// say, or the kind of a cache that [`watches`](Self::watches) adds. `make manifests`
-    /// grants them all to the manager in `config/rbac/role.yaml`; none unless said.
+    /// say, or `list` and `watch` on the kind of a [`Cache`](crate::Cache) that
+    /// [`watches`](Self::watches) fills. `make manifests` grants them all to the manager in
+    /// `config/rbac/role.yaml`; none unless said. The rules derived are only added to, never
+    /// narrowed; the status is granted `patch` (what [`Context::apply_status`] sends), not
+    /// `update`: a controller that replaces its status with a PUT adds that verb here.
     fn rbac_rules() -> Vec<PolicyRule> {
         Vec::new()
     }
 
-    /// Adds what else triggers a reconcile: for the objects `apply` makes with
-    /// [`Context::owned`], `controller.watch_owned::<K>(ctx)`
-    /// ([`ControllerExt::watch_owned`](crate::owned::ControllerExt::watch_owned)), which also
-    /// keeps them in the cache that `owned` reads; for other objects the controller creates,
-    /// `controller.owns_stream(ctx.cache(...))`, which keeps them in a cache that `apply`
-    /// reads with [`Context::cached`] (see [`Context::cache`]). Prefer either to kube's
-    /// `controller.owns(...)`: after a watch that was down lists again, only these wake the
-    /// owners of the objects deleted meanwhile.
+    /// Adds what else triggers a reconcile besides the kinds it [owns](Self::owns): a
+    /// [`Cache`](crate::Cache) of its state, whose watch both triggers reconciles and fills
+    /// the cache `apply` reads (`controller.watches_stream(cache.watch_watched(ctx, config),
+    /// mapper)`, or `owns_stream` for objects that carry an owner reference). Prefer it to
+    /// kube's `controller.owns(...)` and `watches(...)`: after a watch that was down lists
+    /// again, only it wakes the owners of the objects deleted meanwhile.
     fn watches(
         controller: Controller<Self::Resource>,
         ctx: &Context<S>,

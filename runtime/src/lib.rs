@@ -76,6 +76,7 @@ pub use context::Context;
 pub use controller::{Reconciler, Registration, register, register_with_state};
 pub use errors::error_chain;
 pub use events::{Event, EventType};
+pub use owned::Owns;
 pub use webhook::{Defaulter, Denied, Validator, Warnings, Webhook};
 
 /// The command-line parser the manager's flags are made with: derive `clap::Args` with it for

@@ -200,7 +200,11 @@ impl Flags {
     /// `--help`, which lists both, or an error): for a setting of your controllers' read at
     /// start, which `src/main.rs` then gives the manager as their state
     /// ([`Manager::state`]). `A` derives `clap::Args` with the runtime's clap
-    /// ([`rbuilder_runtime::clap`](crate::clap)), so that both agree on its version.
+    /// ([`rbuilder_runtime::clap`](crate::clap)), so that both agree on its version, imported
+    /// with `self` (`use rbuilder_runtime::clap::{self, Args};`: the derive writes `clap::`
+    /// paths). Its fields must not be named as the manager's flags (`--help` lists them): a
+    /// debug build (`make run`, the tests) stops at start on two arguments of one name, as
+    /// clap's checks of a command are debug assertions.
     ///
     /// ```no_run
     /// use std::process::ExitCode;
@@ -898,6 +902,42 @@ mod tests {
     use tokio::time::timeout;
 
     use super::*;
+    use clap::Args;
+
+    static FLAGGED: Operator = Operator::new("flagged");
+
+    /// Flags of an operator's own, as docs/extending.md adds one.
+    #[derive(clap::Args, Debug)]
+    struct Settings {
+        #[arg(long, default_value = "IfNotPresent")]
+        image_pull_policy: String,
+    }
+
+    /// One named as a manager's flag.
+    #[derive(clap::Args, Debug)]
+    struct Clashing {
+        #[arg(long)]
+        leader_elect: bool,
+    }
+
+    #[test]
+    fn flags_of_ones_own_share_the_managers_command_line() {
+        let command = Settings::augment_args(Flags::command_for(&FLAGGED));
+        command.clone().debug_assert();
+        let matches = command.get_matches_from(["flagged", "--image-pull-policy", "Always"]);
+        let flags = Flags::from_arg_matches(&matches).expect("the manager's flags");
+        let settings = Settings::from_arg_matches(&matches).expect("the settings");
+        assert_eq!(settings.image_pull_policy, "Always");
+        assert!(!flags.leader_elect);
+    }
+
+    /// A flag of one's own named as one of the manager's is refused when the command is built,
+    /// not parsed as one or the other.
+    #[test]
+    #[should_panic(expected = "leader_elect")]
+    fn a_flag_named_as_the_managers_is_refused() {
+        Clashing::augment_args(Flags::command_for(&FLAGGED)).debug_assert();
+    }
 
     /// An API server at the returned address that answers every request with `status` and a
     /// Status body; counts the requests.

@@ -73,9 +73,10 @@ impl States {
             }
             if !controllers.iter().any(|c| c.state.id() == ty.id()) {
                 return Err(format!(
-                    "the manager was given a state of type {ty}, which no controller takes: \
-                     register the controller that needs it with \
-                     register_with_state::<Reconciler, {ty}>()"
+                    "the manager was given a state of type {ty}, which no controller takes: is \
+                     the controller that takes it (register_with_state::<Reconciler, {ty}>()) \
+                     missing from the operator's controllers, or does it take another type \
+                     (the state itself, not an Arc of it)?"
                 ));
             }
         }

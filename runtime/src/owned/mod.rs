@@ -3,8 +3,8 @@
 //! for kubebuilder's controllers, with what a controller needs around it: one handle,
 //! [`Owned`], from [`Context::owned`], that
 //!
-//! - reads the object from the controller's cache ([`ControllerExt::watch_owned`]), else from
-//!   the API server;
+//! - reads the object from the controller's cache of the kinds it declares in
+//!   [`Reconciler::owns`](crate::Reconciler::owns) ([`Owns`]), else from the API server;
 //! - [applies](Owned::apply) the desired object by server-side apply, with a controller owner
 //!   reference to its owner and the operator's `app.kubernetes.io/managed-by` label, and sends
 //!   nothing when the object already is as desired ([`applied`]);
@@ -25,10 +25,9 @@
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use k8s_openapi::api::apps::v1::Deployment;
-//! # use k8s_openapi::api::rbac::v1::PolicyRule;
-//! # use rbuilder_runtime::controller::{Action, Controller};
-//! # use rbuilder_runtime::owned::{self, ControllerExt};
-//! # use rbuilder_runtime::{Context, Reconciler};
+//! # use rbuilder_runtime::controller::Action;
+//! # use rbuilder_runtime::owned;
+//! # use rbuilder_runtime::{Context, Owns, Reconciler};
 //! # use kube::CustomResource;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(CustomResource, schemars::JsonSchema, Serialize, Deserialize, Clone, Debug)]
@@ -43,7 +42,6 @@
 //!     # type Error = Error;
 //!     # const NAME: &'static str = "app";
 //!     # const FINALIZER: Option<&'static str> = Some("example.com/finalizer");
-//!     # fn rbac_rules() -> Vec<PolicyRule> { Vec::new() }
 //!     // ...
 //!     async fn apply(app: Arc<App>, ctx: Arc<Context>) -> Result<Action, Error> {
 //!         // Named and placed as `app`, controlled by it, labelled as the operator's.
@@ -63,17 +61,17 @@
 //!         Ok(Action::await_change())
 //!     }
 //!
-//!     fn watches(controller: Controller<App>, ctx: &Context) -> Controller<App> {
-//!         // A change to one of its Deployments reconciles the App, and the reads above come
-//!         // from the cache this watch keeps.
-//!         controller.watch_owned::<Deployment>(ctx)
+//!     fn owns() -> Owns<App> {
+//!         // A change to one of its Deployments reconciles the App, the reads above come from
+//!         // the cache the runtime keeps of them, and the manager is granted what they need.
+//!         Owns::kind::<Deployment>()
 //!     }
 //! }
 //! ```
 //!
-//! The RBAC rules: `get`, `list`, `watch`, `create`, `patch` and `delete` on the owned kind
-//! (`delete` only if [`delete`](Owned::delete) is called), and `update` on the owner's
-//! `finalizers` subresource (the owner reference sets `blockOwnerDeletion`).
+//! The RBAC rules, which `make manifests` derives from `owns`: `get`, `list`, `watch`,
+//! `create`, `patch` and `delete` on the owned kind, and `update` on the owner's `finalizers`
+//! subresource (the owner reference sets `blockOwnerDeletion`).
 //!
 //! # Where the owned object lives
 //!
@@ -117,9 +115,10 @@ mod envtests;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -130,6 +129,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tracing::warn;
 
 pub(crate) use error::is_stale;
 pub use error::{Error, Stale, Taken, taken};
@@ -203,6 +203,24 @@ pub struct Owned<'a, K> {
     /// The fields handed over when the desired object leaves them out, as paths.
     released: Vec<Vec<String>>,
     kind: PhantomData<fn() -> K>,
+}
+
+/// Logs, once per owner and owned kind, that `owner` owns `K`s its controller does not
+/// declare in [`Reconciler::owns`](crate::Reconciler::owns). (A unit test's mocked context has
+/// no caches either: it logs too, to a subscriber that tests rarely install.)
+fn undeclared<K: Resource<DynamicType = ()>>(owner: &str) {
+    static LOGGED: Mutex<BTreeSet<(String, String)>> = Mutex::new(BTreeSet::new());
+    let kind = K::kind(&()).into_owned();
+    let mut logged = LOGGED.lock().unwrap_or_else(PoisonError::into_inner);
+    if logged.insert((owner.to_owned(), kind.clone())) {
+        warn!(
+            owner,
+            %kind,
+            "the controller owns {kind}s it does not declare: add `.and::<{kind}>()` (or \
+             `Owns::kind::<{kind}>()`) to its `owns`, so that they are cached, watched and \
+             granted (make manifests)"
+        );
+    }
 }
 
 /// What an [`Owned`] needs to know about its owner.
@@ -329,8 +347,11 @@ where
         &self.name
     }
 
-    /// The object, from the controller's cache of `K`s when it holds it (see
-    /// [`ControllerExt::watch_owned`]), else from the API server; `None` if there is none.
+    /// The object, from the controller's cache of `K`s when it holds it (a kind declared in
+    /// [`Reconciler::owns`](crate::Reconciler::owns)), else from the API server; `None` if
+    /// there is none. A kind the controller does not declare has no cache: each read is a GET,
+    /// a change to its objects does not reconcile the owner, and the manager is granted no
+    /// rule for it, which is logged once.
     ///
     /// The cache holds only what this operator labelled as its own, so a read is sent for an
     /// object that does not exist, one that someone else made (which must be seen, to be
@@ -343,8 +364,13 @@ where
         if let Some(namespace) = &self.namespace {
             key = key.within(namespace);
         }
-        if let Some(cached) = self.ctx.caches.get::<K>().and_then(|cache| cache.get(&key)) {
-            return Ok(Some(cached));
+        match self.ctx.caches.get::<K>() {
+            Some(cache) => {
+                if let Some(cached) = cache.get(&key) {
+                    return Ok(Some(cached));
+                }
+            }
+            None => undeclared::<K>(&self.owner.kind),
         }
         Ok(self.api().get_opt(&self.name).await?.map(Arc::new))
     }

@@ -26,6 +26,7 @@ use crate::context::{Context, Scope};
 ///     Owns::kind::<Deployment>().and::<Service>()
 /// }
 /// # assert_eq!(owns().len(), 2);
+/// # assert_eq!(Owns::<ConfigMap>::kind::<Service>().and::<Service>().len(), 1);
 /// ```
 #[must_use]
 pub struct Owns<O: Resource<DynamicType = ()> + Clone + Debug + 'static> {
@@ -64,10 +65,13 @@ where
         K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
         K::Scope: Scope,
     {
-        self.kinds.push(OwnedKind {
-            resource: api_resource::<K>,
-            watch: watch::owned_by::<K, O>,
-        });
+        // A kind said twice is watched once.
+        if !self.resources().contains(&api_resource::<K>()) {
+            self.kinds.push(OwnedKind {
+                resource: api_resource::<K>,
+                watch: watch::owned_by::<K, O>,
+            });
+        }
         self
     }
 

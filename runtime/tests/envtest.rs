@@ -167,7 +167,8 @@ impl Reconciler for Measurer {
     }
 }
 
-/// Like [`Measurer`], but its rules forget the status: the API server must refuse it.
+/// Like [`Measurer`], but it first writes a ConfigMap, which neither what it declares (its
+/// kind, nothing owned) nor its rules (none) grant: the API server must refuse it.
 struct Forgetful;
 
 impl Reconciler for Forgetful {
@@ -177,15 +178,19 @@ impl Reconciler for Forgetful {
     const FINALIZER: Option<&'static str> = None;
 
     async fn apply(obj: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, kube::Error> {
+        let namespace = obj.namespace().unwrap_or_default();
+        let config_maps: Api<ConfigMap> = Api::namespaced(ctx.client.clone(), &namespace);
+        let config_map = ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(obj.name_any()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        };
+        config_maps
+            .create(&PostParams::default(), &config_map)
+            .await?;
         Measurer::apply(obj, ctx).await
-    }
-
-    fn rbac_rules() -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
-        vec![policy_rule(
-            "envtest.rbuilder.io",
-            &["widgets"],
-            &["get", "list", "watch"],
-        )]
     }
 }
 
@@ -571,7 +576,7 @@ async fn a_controller_gets_only_what_its_rules_grant() {
     env.apply(&widgets, &widget("unmeasured", 3)).await;
     let events: Api<Event> = env.api();
     let note = env
-        .wait_for("a Warning Event about the refused status", async || {
+        .wait_for("a Warning Event about the refused ConfigMap", async || {
             let list = events
                 .list(&ListParams::default())
                 .await

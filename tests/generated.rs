@@ -742,9 +742,11 @@ fn demo_microservice() {
     check_runtime(&example);
 }
 
-/// The diffs of a section of docs/extending.md (its ```` ```diff ```` blocks, in order), from
-/// its `## heading` to the next.
-fn diffs_of_extending(heading: &str) -> String {
+/// A copy of the tutorial's project with the diffs of a section of docs/extending.md (its
+/// ```` ```diff ```` blocks, in order, from its `## heading` to the next) applied by `git
+/// apply`, as a reader applies them: a diff that no longer matches the project fails here.
+/// `files` is how many files the diffs change.
+fn with_extending_diffs(heading: &str, files: usize) -> (tempfile::TempDir, PathBuf) {
     let text = std::fs::read_to_string(repo().join("docs/extending.md")).expect("the document");
     let start = text
         .find(&format!("\n## {heading}\n"))
@@ -763,40 +765,40 @@ fn diffs_of_extending(heading: &str) -> String {
             }
         }
     }
-    diffs
+    let changed = diffs.lines().filter(|line| line.starts_with("+++ b/"));
+    assert_eq!(changed.count(), files, "{heading}:\n{diffs}");
+    let (tmp, dir) = copy_of("demo-microservice");
+    std::fs::write(dir.join("recipe.patch"), &diffs).expect("write the diffs");
+    run(&dir, "git", &["apply", "--verbose", "recipe.patch"]);
+    std::fs::remove_file(dir.join("recipe.patch")).expect("remove the diffs");
+    (tmp, dir)
 }
 
-/// docs/extending.md's "State of a controller's own", as a reader follows it: its diffs
-/// apply to the tutorial's project (`git apply`, so a diff that no longer matches the project
-/// fails here), and the project then builds, lints and passes its unit and integration tests
-/// with the controller's state given by `src/main.rs` and by each test.
+/// What a reader of docs/extending.md checks after a recipe: `make lint`'s clippy, rustfmt,
+/// and the unit and integration tests (on kube-apiserver).
+fn lint_and_test(dir: &Path) {
+    let clippy = [
+        "clippy",
+        "--locked",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ];
+    run(dir, "cargo", &clippy);
+    run(dir, "cargo", &["fmt", "--check"]);
+    let tests = ["test", "--locked", "--lib", "--test", "integration"];
+    run(dir, "cargo", &tests);
+}
+
+/// docs/extending.md's "State of a controller's own", as a reader follows it: the controller,
+/// `src/main.rs` and both tests changed, the manager's `--help` lists the new flag beside its
+/// own, and the project lints and passes its tests with the controller's state given by
+/// `src/main.rs` and by each test.
 #[test]
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn extending_state_recipe() {
-    let (_tmp, dir) = copy_of("demo-microservice");
-    let diffs = diffs_of_extending("State of a controller's own");
-    let files = diffs.lines().filter(|line| line.starts_with("+++ b/"));
-    assert_eq!(
-        files.count(),
-        4,
-        "the controller, main.rs and the two tests:\n{diffs}"
-    );
-    std::fs::write(dir.join("state.patch"), &diffs).expect("write the diffs");
-    run(&dir, "git", &["apply", "--verbose", "state.patch"]);
-    std::fs::remove_file(dir.join("state.patch")).expect("remove the diffs");
-    run(
-        &dir,
-        "cargo",
-        &[
-            "clippy",
-            "--locked",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    );
-    run(&dir, "cargo", &["fmt", "--check"]);
+    let (_tmp, dir) = with_extending_diffs("State of a controller's own", 4);
     let manager = [
         "run",
         "--locked",
@@ -810,28 +812,18 @@ fn extending_state_recipe() {
         help.contains("--image-pull-policy") && help.contains("--leader-elect"),
         "{help}"
     );
-    run(
-        &dir,
-        "cargo",
-        &["test", "--locked", "--lib", "--test", "integration"],
-    );
+    lint_and_test(&dir);
 }
 
-/// docs/extending.md's "A second owned object", as a reader follows it: its diffs apply to
-/// the tutorial's project, `make manifests` grants the manager the Service's rules from what
-/// the controller declares (`owns`), and the project lints and passes its unit and
-/// integration tests, among them the one the diffs add, which finds the Service on
-/// kube-apiserver, made by a manager that holds only that role.
+/// docs/extending.md's "A second owned object", as a reader follows it: the controller and its
+/// integration test changed, `make manifests` grants the manager the Service's rules from what
+/// the controller declares (`owns`), and the project lints and passes its tests, among them the
+/// one the diffs add, which finds the Service on kube-apiserver, made by a manager that holds
+/// only that role.
 #[test]
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn extending_service_recipe() {
-    let (_tmp, dir) = copy_of("demo-microservice");
-    let diffs = diffs_of_extending("A second owned object");
-    let files = diffs.lines().filter(|line| line.starts_with("+++ b/"));
-    assert_eq!(files.count(), 2, "the controller and its test:\n{diffs}");
-    std::fs::write(dir.join("service.patch"), &diffs).expect("write the diffs");
-    run(&dir, "git", &["apply", "--verbose", "service.patch"]);
-    std::fs::remove_file(dir.join("service.patch")).expect("remove the diffs");
+    let (_tmp, dir) = with_extending_diffs("A second owned object", 2);
     let role = dir.join("config/rbac/role.yaml");
     let before = std::fs::read_to_string(&role).expect("the role");
     run(&dir, "make", &["manifests"]);
@@ -841,24 +833,7 @@ fn extending_service_recipe() {
         !grants_services(&before) && grants_services(&after),
         "{after}"
     );
-    run(
-        &dir,
-        "cargo",
-        &[
-            "clippy",
-            "--locked",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    );
-    run(&dir, "cargo", &["fmt", "--check"]);
-    run(
-        &dir,
-        "cargo",
-        &["test", "--locked", "--lib", "--test", "integration"],
-    );
+    lint_and_test(&dir);
 }
 
 /// The tutorial's project with kubebuilder's Helm chart (`edit --plugins helm/v2-alpha`): the

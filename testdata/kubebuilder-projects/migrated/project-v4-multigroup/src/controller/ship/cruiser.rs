@@ -51,10 +51,9 @@ impl Reconciler for CruiserReconciler {
     /// Brings the world in line with `obj.spec`, then reports it in the status.
     async fn apply(obj: Arc<v2alpha1::Cruiser>, ctx: Arc<Context>) -> Result<Action, Error> {
         // TODO(user): your reconcile logic. Read `obj.spec` and create or update what it
-        // describes, preferably with server-side apply (`Patch::Apply` with
-        // `ctx.apply_params()`), giving what you create an owner reference
-        // (`obj.controller_owner_ref(&())`) so that it is deleted with the Cruiser.
-        // Return errors with `?`.
+        // describes with `ctx.owned::<K>(&*obj).apply(desired)` (and `K` in `owns` below):
+        // a server-side apply with an owner reference, so that it is deleted with the
+        // Cruiser. Return errors with `?`.
 
         let current = obj.status.as_ref().map(|s| s.conditions.as_slice());
         let current = current.unwrap_or_default();

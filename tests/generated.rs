@@ -744,8 +744,9 @@ fn demo_microservice() {
 
 /// A copy of the tutorial's project with the diffs of a section of docs/extending.md (its
 /// ```` ```diff ```` blocks, in order, from its `## heading` to the next) applied by `git
-/// apply`, as a reader applies them: a diff that no longer matches the project fails here.
-/// `files` is how many files the diffs change.
+/// apply`, as a reader applies them, and its files written (its ```` ```rust ```` blocks whose
+/// first line names the file: `// src/fleet.rs`): a diff that no longer matches the project
+/// fails here. `files` is how many files the diffs change.
 fn with_extending_diffs(heading: &str, files: usize) -> (tempfile::TempDir, PathBuf) {
     let text = std::fs::read_to_string(repo().join("docs/extending.md")).expect("the document");
     let start = text
@@ -755,6 +756,7 @@ fn with_extending_diffs(heading: &str, files: usize) -> (tempfile::TempDir, Path
     let section = &section[..section[3..]
         .find("\n## ")
         .map_or(section.len(), |end| end + 3)];
+    let (tmp, dir) = copy_of("demo-microservice");
     let mut diffs = String::new();
     let mut lines = section.lines();
     while let Some(line) = lines.next() {
@@ -763,11 +765,20 @@ fn with_extending_diffs(heading: &str, files: usize) -> (tempfile::TempDir, Path
                 diffs.push_str(line);
                 diffs.push('\n');
             }
+        } else if line == "```rust" {
+            let mut block = lines.by_ref().take_while(|line| *line != "```");
+            let first = block.next().unwrap_or_default();
+            if let Some(path) = first
+                .strip_prefix("// ")
+                .filter(|path| path.starts_with("src/"))
+            {
+                let text: String = block.map(|line| format!("{line}\n")).collect();
+                std::fs::write(dir.join(path), text).expect("write the file");
+            }
         }
     }
     let changed = diffs.lines().filter(|line| line.starts_with("+++ b/"));
     assert_eq!(changed.count(), files, "{heading}:\n{diffs}");
-    let (tmp, dir) = copy_of("demo-microservice");
     std::fs::write(dir.join("recipe.patch"), &diffs).expect("write the diffs");
     run(&dir, "git", &["apply", "--verbose", "recipe.patch"]);
     std::fs::remove_file(dir.join("recipe.patch")).expect("remove the diffs");
@@ -792,13 +803,13 @@ fn lint_and_test(dir: &Path) {
 }
 
 /// docs/extending.md's "State of a controller's own", as a reader follows it: the controller,
-/// `src/main.rs` and both tests changed, the manager's `--help` lists the new flag beside its
-/// own, and the project lints and passes its tests with the controller's state given by
-/// `src/main.rs` and by each test.
+/// `src/main.rs` and both tests changed, and the shared client's `src/fleet.rs`; the manager's
+/// `--help` lists the new flag beside its own, and the project lints (the file included) and
+/// passes its tests with the controller's state given by `src/main.rs` and by each test.
 #[test]
 #[ignore = "slow: builds a generated project against crates.io (make test runs it)"]
 fn extending_state_recipe() {
-    let (_tmp, dir) = with_extending_diffs("State of a controller's own", 4);
+    let (_tmp, dir) = with_extending_diffs("State of a controller's own", 5);
     let manager = [
         "run",
         "--locked",

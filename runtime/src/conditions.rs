@@ -49,6 +49,14 @@ pub fn condition(
 }
 
 /// Whether `conditions` hold `type_` with status `"True"`.
+///
+/// ```
+/// use rbuilder_runtime::conditions::{is_true, refused};
+///
+/// let conditions = refused(&[], "DeploymentTaken", "Deployment web is someone else's", None);
+/// assert!(is_true(&conditions, "Degraded"));
+/// assert!(!is_true(&conditions, "Available"));
+/// ```
 pub fn is_true(conditions: &[Condition], type_: &str) -> bool {
     conditions
         .iter()
@@ -67,6 +75,29 @@ pub fn is_true(conditions: &[Condition], type_: &str) -> bool {
 ///   cannot be created (`ReplicaFailure`), with the Deployment's reason and message.
 ///
 /// `observed_generation` is the object's `metadata.generation`.
+///
+/// ```
+/// use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec, DeploymentStatus};
+/// use rbuilder_runtime::conditions::{is_true, of_deployment};
+///
+/// // Two replicas wanted, the Deployment controller's report of one ready.
+/// let deployment = Deployment {
+///     spec: DeploymentSpec {
+///         replicas: Some(2),
+///         ..Default::default()
+///     },
+///     status: Some(DeploymentStatus {
+///         ready_replicas: Some(1),
+///         ..Default::default()
+///     }),
+///     ..Default::default()
+/// };
+/// let conditions = of_deployment(&[], &deployment, Some(1));
+/// assert!(is_true(&conditions, "Progressing"));
+/// assert_eq!(conditions[1].message, "1/2 replicas ready");
+/// // No `Available` condition reported yet: `Unknown`, reason `Pending`.
+/// assert_eq!(conditions[0].reason, "Pending");
+/// ```
 pub fn of_deployment(
     current: &[Condition],
     deployment: &Deployment,
@@ -176,6 +207,15 @@ pub fn first_report_due(deployment: &Deployment) -> Option<Duration> {
 
 /// The conditions `Available` and `Progressing` `False`, and `Degraded` `True`, all with `reason`
 /// and `message`: an object that cannot run, e.g. because its Deployment is someone else's.
+///
+/// ```
+/// use rbuilder_runtime::conditions::refused;
+///
+/// let message = "Deployment web is controlled by Guestbook web, not by this DemoMicroService";
+/// let conditions = refused(&[], "DeploymentTaken", message, Some(2));
+/// let types: Vec<_> = conditions.iter().map(|c| (c.type_.as_str(), c.status.as_str())).collect();
+/// assert_eq!(types, [("Available", "False"), ("Progressing", "False"), ("Degraded", "True")]);
+/// ```
 pub fn refused(
     current: &[Condition],
     reason: &str,
@@ -197,6 +237,23 @@ pub fn refused(
 /// of `metav1.Condition` keyed by `type` (so that server-side apply merges conditions one by
 /// one), with the validations controller-gen writes for it, so that the API server refuses a
 /// malformed condition as it does in a kubebuilder project's CRD.
+///
+/// ```
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+/// pub struct GuestbookStatus {
+///     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+///     #[schemars(schema_with = "rbuilder_runtime::conditions::schema")]
+///     pub conditions: Vec<Condition>,
+/// }
+///
+/// let schema = schemars::schema_for!(GuestbookStatus);
+/// let conditions = &schema.as_value()["properties"]["conditions"];
+/// assert_eq!(conditions["x-kubernetes-list-map-keys"][0], "type");
+/// ```
 pub fn schema(generator: &mut SchemaGenerator) -> Schema {
     let mut item = Condition::json_schema(generator);
     // What the Go type's kubebuilder markers say, as controller-gen renders them.

@@ -111,27 +111,33 @@ use kube::core::crd::MergeError;
 /// a default): an operator built this way keeps compiling after `rbuilder update`, as one
 /// written out field by field (`Operator { name: ..., ... }`) would not. The fields stay public,
 /// and hidden here, only for the projects made before the methods, whose `src/lib.rs` lists
-/// them all: the methods are the one way to build an operator.
+/// them all, and deprecated: the methods are the one way to build an operator.
 pub struct Operator {
     /// The project's name. The runtime derives from it the name the operator gives itself to
     /// the API server (`<name>-operator`: field manager, Event reporter, `managed-by` label) and
     /// its leader-election Lease (`<name>-leader-election`).
     #[doc(hidden)]
+    #[deprecated(note = "build the Operator with `Operator::new(name)` and its methods")]
     pub name: &'static str,
     /// The project's version, printed by `--version`.
     #[doc(hidden)]
+    #[deprecated(note = "build the Operator with `Operator::new(name)` and its methods")]
     pub version: &'static str,
     /// Every controller the manager runs, in start order.
     #[doc(hidden)]
+    #[deprecated(note = "build the Operator with `Operator::new(name)` and its methods")]
     pub controllers: &'static [Registration],
     /// Every admission and conversion webhook the manager serves (none: no webhook server).
     #[doc(hidden)]
+    #[deprecated(note = "build the Operator with `Operator::new(name)` and its methods")]
     pub webhooks: &'static [Webhook],
     /// The CustomResourceDefinitions of the project's own kinds, one per kind.
     #[doc(hidden)]
+    #[deprecated(note = "build the Operator with `Operator::new(name)` and its methods")]
     pub crds: fn() -> Result<Vec<CustomResourceDefinition>, MergeError>,
     /// What the operator watches and is granted: the whole cluster, or one namespace.
     #[doc(hidden)]
+    #[deprecated(note = "build the Operator with `Operator::new(name)` and its methods")]
     pub scope: WatchScope,
 }
 
@@ -145,6 +151,8 @@ pub enum WatchScope {
     Namespace,
 }
 
+// The fields are deprecated for the projects that set them, not for the methods.
+#[allow(deprecated)]
 impl Operator {
     /// An operator named `name`, with nothing else: version "0.0.0", no controllers, webhooks
     /// or CRDs, working in the whole cluster. The methods below add the rest.
@@ -203,6 +211,30 @@ impl Operator {
     pub fn field_manager(&self) -> String {
         format!("{}-operator", self.name)
     }
+
+    /// What this operator says, as the runtime reads it.
+    pub(crate) const fn parts(&self) -> Parts {
+        Parts {
+            name: self.name,
+            version: self.version,
+            controllers: self.controllers,
+            webhooks: self.webhooks,
+            crds: self.crds,
+            scope: self.scope,
+        }
+    }
+}
+
+/// An [`Operator`]'s fields, which the runtime reads through [`Operator::parts`]: deprecated
+/// for the projects that set them, not for the runtime.
+#[derive(Clone, Copy)]
+pub(crate) struct Parts {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub controllers: &'static [Registration],
+    pub webhooks: &'static [Webhook],
+    pub crds: fn() -> Result<Vec<CustomResourceDefinition>, MergeError>,
+    pub scope: WatchScope,
 }
 
 /// The CRDs of an operator without kinds of its own.
@@ -221,6 +253,7 @@ mod tests {
     /// How `src/lib.rs` wrote OPERATOR before `Operator::new`: every field. Adding a field to
     /// `Operator` breaks those projects (`rbuilder update` does not change a user's file): do
     /// it knowingly, deleting this, and have `update` say how to port them.
+    #[allow(deprecated)]
     static WRITTEN_OUT: Operator = Operator {
         name: "written-out",
         version: "0.1.0",
@@ -232,11 +265,12 @@ mod tests {
 
     #[test]
     fn an_operator_built_in_a_static_has_defaults_for_what_it_does_not_say() {
-        assert_eq!((BUILT.name, BUILT.version), ("built", "1.2.3"));
-        assert!(BUILT.controllers.is_empty() && BUILT.webhooks.is_empty());
-        assert!((BUILT.crds)().is_ok_and(|crds| crds.is_empty()));
-        assert_eq!(BUILT.scope, WatchScope::Namespace);
-        assert_eq!(Operator::new("x").scope, WatchScope::Cluster);
+        let built = BUILT.parts();
+        assert_eq!((built.name, built.version), ("built", "1.2.3"));
+        assert!(built.controllers.is_empty() && built.webhooks.is_empty());
+        assert!((built.crds)().is_ok_and(|crds| crds.is_empty()));
+        assert_eq!(built.scope, WatchScope::Namespace);
+        assert_eq!(Operator::new("x").parts().scope, WatchScope::Cluster);
         assert_eq!(BUILT.field_manager(), "built-operator");
     }
 

@@ -242,11 +242,11 @@ impl Flags {
     /// The command line of `operator`'s manager: its name, version and what it does.
     fn command_for(operator: &Operator) -> clap::Command {
         Self::command()
-            .name(operator.name)
-            .version(operator.version)
+            .name(operator.parts().name)
+            .version(operator.parts().version)
             .about(format!(
                 "Runs the controllers of the {} operator",
-                operator.name
+                operator.parts().name
             ))
     }
 }
@@ -461,17 +461,17 @@ pub(crate) async fn manage_until(
     let _stop_servers = servers_shutdown.clone().drop_guard();
     // As controller-runtime reads it: one namespace, or several separated by commas.
     let watch_namespaces = Namespaces::parse(&std::env::var("WATCH_NAMESPACE").unwrap_or_default());
-    if operator.scope == WatchScope::Namespace && watch_namespaces.is_all() {
+    if operator.parts().scope == WatchScope::Namespace && watch_namespaces.is_all() {
         info!("WATCH_NAMESPACE is not set: watching every namespace the credentials can read");
     } else if !watch_namespaces.is_all() {
         info!(namespaces = ?watch_namespaces, "watching only these namespaces (WATCH_NAMESPACE)");
     }
-    refuse_controllers_of_one_name(operator.controllers)?;
+    refuse_controllers_of_one_name(operator.parts().controllers)?;
     let states = extensions.states;
     states
-        .check(operator.controllers)
+        .check(operator.parts().controllers)
         .map_err(|error| anyhow!(error))?;
-    for controller in operator.controllers {
+    for controller in operator.parts().controllers {
         metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }
     let mut registry = metrics.registry();
@@ -486,7 +486,7 @@ pub(crate) async fn manage_until(
     let mut servers = JoinSet::new();
     // Not ready until the webhook server serves, if there is one: the webhook Service must not
     // send the API server's calls to this replica before (controller-runtime checks the same).
-    let serves_webhooks = !operator.webhooks.is_empty() && webhooks_enabled(&flags);
+    let serves_webhooks = !operator.parts().webhooks.is_empty() && webhooks_enabled(&flags);
     let webhooks_started = Arc::new(AtomicBool::new(!serves_webhooks));
     let started = Arc::clone(&webhooks_started);
     let probes = Router::new()
@@ -548,7 +548,7 @@ pub(crate) async fn manage_until(
                 Arc::clone(&certificate).watch(tls::RELOAD_INTERVAL, servers_shutdown.clone()),
             );
             let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
-            let router = webhook::router(operator.webhooks);
+            let router = webhook::router(operator.parts().webhooks);
             servers.spawn(serve::serve(
                 "webhooks (HTTPS)",
                 listener,
@@ -588,7 +588,7 @@ pub(crate) async fn manage_until(
     };
     if elected {
         let mut leaders = JoinSet::new();
-        for controller in operator.controllers {
+        for controller in operator.parts().controllers {
             let run = (controller.run)(ctx.clone(), &states, shutdown.clone())?;
             let what = format!("controller {}", controller.name);
             runnable::spawn(&mut leaders, what, &failures, async move {
@@ -679,7 +679,7 @@ fn leader_election(operator: &Operator, client: &Client) -> anyhow::Result<Leade
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
     let identity = leader_election::identity(&host)
         .map_err(|_| anyhow!("cannot make a leader-election identity: no random bytes"))?;
-    let lease = format!("{}-leader-election", operator.name);
+    let lease = format!("{}-leader-election", operator.parts().name);
     Ok(LeaderElection::new(
         client.clone(),
         &namespace,

@@ -78,7 +78,7 @@ pub fn main(operator: &Operator, root: &str) -> ExitCode {
 #[cfg(feature = "manifests")]
 fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode> {
     let mut manifests = manifests(operator)?;
-    if operator.scope == WatchScope::Namespace {
+    if operator.parts().scope == WatchScope::Namespace {
         manifests.extend(crate::watched_roles::files(root)?);
     }
     if check {
@@ -139,7 +139,8 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
         .into_iter()
         .map(Rule::from)
         .collect();
-    let role = to_yaml(&role::role(operator.scope == WatchScope::Namespace, &rules))?;
+    let namespaced = operator.parts().scope == WatchScope::Namespace;
+    let role = to_yaml(&role::role(namespaced, &rules))?;
     files.push((role::ROLE_FILE.into(), role));
     Ok(files)
 }
@@ -147,7 +148,7 @@ pub fn manifests(operator: &Operator) -> anyhow::Result<Vec<(PathBuf, String)>> 
 /// The CustomResourceDefinitions of the operator's kinds, each converted through the webhook
 /// server's `/convert` if its kind has a conversion webhook.
 pub(crate) fn crds(operator: &Operator) -> anyhow::Result<Vec<Value>> {
-    let crds = (operator.crds)().context("cannot merge the CRD versions")?;
+    let crds = (operator.parts().crds)().context("cannot merge the CRD versions")?;
     let mut values = Vec::new();
     for crd in crds {
         let mut crd = serde_json::to_value(&crd).context("cannot serialize a CRD")?;
@@ -161,7 +162,7 @@ pub(crate) fn crds(operator: &Operator) -> anyhow::Result<Vec<Value>> {
 
 /// Whether `crd`'s kind has a conversion webhook.
 fn converts(operator: &Operator, crd: &Value) -> bool {
-    operator.webhooks.iter().any(|webhook| {
+    operator.parts().webhooks.iter().any(|webhook| {
         let hub = (webhook.resource)();
         webhook.webhook_type == WebhookType::Conversion
             && crd["spec"]["group"] == hub.group.as_str()
@@ -174,12 +175,13 @@ fn converts(operator: &Operator, crd: &Value) -> bool {
 /// own kinds and for others' are told apart by the operator's CRDs; which objects each sees is
 /// [`admission`]'s, which rbuilder runs too when it scaffolds.
 pub(crate) fn webhook_configurations(operator: &Operator) -> anyhow::Result<Vec<Value>> {
-    let crds = (operator.crds)().context("cannot merge the CRD versions")?;
+    let crds = (operator.parts().crds)().context("cannot merge the CRD versions")?;
     let own_kinds: Vec<(String, String)> = crds
         .iter()
         .map(|crd| (crd.spec.group.clone(), crd.spec.names.kind.clone()))
         .collect();
     let resources: Vec<_> = operator
+        .parts()
         .webhooks
         .iter()
         .filter(|w| w.webhook_type != WebhookType::Conversion)
@@ -198,7 +200,7 @@ pub(crate) fn webhook_configurations(operator: &Operator) -> anyhow::Result<Vec<
             own: own_kinds.contains(&(r.group.clone(), r.kind.clone())),
         })
         .collect();
-    let namespaced = operator.scope == WatchScope::Namespace;
+    let namespaced = operator.parts().scope == WatchScope::Namespace;
     Ok(admission::configurations(&webhooks, namespaced))
 }
 

@@ -24,16 +24,16 @@ pub fn runtime_rules() -> Vec<PolicyRule> {
 /// `resourceNames` or `nonResourceURLs` are kept as they are (merging them would widen them).
 /// Fails if the operator's CRDs cannot be made (which kinds are its own depends on them).
 pub fn merged(operator: &Operator) -> Result<Vec<PolicyRule>, MergeError> {
-    let own_kinds: Vec<(String, String)> = (operator.crds)()?
+    let own_kinds: Vec<(String, String)> = (operator.parts().crds)()?
         .into_iter()
         .map(|crd| (crd.spec.group, crd.spec.names.plural))
         .collect();
     let mut rules = runtime_rules();
-    if operator.controllers.is_empty() {
+    if operator.parts().controllers.is_empty() {
         // An operator without controllers publishes no Events either.
         rules.clear();
     }
-    for controller in operator.controllers {
+    for controller in operator.parts().controllers {
         rules.extend(declared(controller, &own_kinds));
         rules.extend((controller.rbac_rules)());
     }

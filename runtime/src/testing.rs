@@ -80,6 +80,25 @@ impl ApiServer {
 
     /// Like [`expect`](Self::expect), answering `200 OK` with the request body itself, as the
     /// API server does for a create or a server-side apply of a new object.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kube::Api;
+    /// use kube::api::PostParams;
+    /// use rbuilder_runtime::testing::{Method, mock_client, within_timeout};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let (client, mut server) = mock_client();
+    /// let api: Api<ConfigMap> = Api::default_namespaced(client);
+    /// let mut settings = ConfigMap::default();
+    /// settings.metadata.name = Some("settings".to_owned());
+    /// let create = tokio::spawn(async move { api.create(&PostParams::default(), &settings).await });
+    /// let sent = server.echo(Method::POST, "/api/v1/namespaces/default/configmaps").await;
+    /// assert_eq!(sent["metadata"]["name"], "settings");
+    /// within_timeout(create).await.expect("the task").expect("created");
+    /// # }
+    /// ```
     pub async fn echo(&mut self, method: Method, path: &str) -> Value {
         self.handle(method, path, |body| (200, body.clone())).await
     }
@@ -105,6 +124,24 @@ impl ApiServer {
 
     /// Waits for the next request and answers it with what `respond` returns for its method,
     /// path (without the query) and JSON body (`Null` if empty); returns the method and the body.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kube::Api;
+    /// use rbuilder_runtime::testing::{Method, mock_client, status_error, within_timeout};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let (client, mut server) = mock_client();
+    /// let api: Api<ConfigMap> = Api::default_namespaced(client);
+    /// let read = tokio::spawn(async move { api.get("settings").await });
+    /// // Any request: here the API server is overloaded.
+    /// let (method, _) = server.answer(|_, _, _| (503, status_error(503, "ServiceUnavailable"))).await;
+    /// assert_eq!(method, Method::GET);
+    /// let read = within_timeout(read).await.expect("the task");
+    /// assert!(matches!(read, Err(kube::Error::Api(status)) if status.code == 503));
+    /// # }
+    /// ```
     pub async fn answer(
         &mut self,
         respond: impl FnOnce(&Method, &str, &Value) -> (u16, Value),

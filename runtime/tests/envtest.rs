@@ -27,7 +27,7 @@ use rbuilder_runtime::rbac::policy_rule;
 use rbuilder_runtime::webhook::{conversion, defaulting, validating};
 use rbuilder_runtime::{
     Cache, Context, Defaulter, Denied, Operator, Reconciler, Registration, Validator, Warnings,
-    WatchScope, register, register_with_state,
+    WatchScope, Webhook, register, register_with_state,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -237,8 +237,10 @@ static OPERATOR: Operator = Operator::new("widgets")
     .crds(crds);
 
 /// An operator scoped to its namespace (`rbuilder init --namespaced`).
+const SIZE_CHECK: Webhook = validating::<SizeCheck>();
+
 static NAMESPACED_OPERATOR: Operator = Operator::new("namespaced")
-    .webhooks(&[validating::<SizeCheck>()])
+    .webhooks(&[SIZE_CHECK])
     .crds(crds)
     .scope(WatchScope::Namespace);
 
@@ -305,7 +307,9 @@ static GADGETS: Operator = Operator::new("gadgets")
 /// An operator with a webhook for another project's kind: Gadget is not among its CRDs, so
 /// its webhook is kept away from the manager's namespace as a built-in type's is, and a test
 /// installs Gadget's CRD from its file ([`Environment::install_crds`]).
-static GADGET_USERS: Operator = Operator::new("gadget-users").webhooks(&[defaulting::<Limiter>()]);
+const LIMITER: Webhook = defaulting::<Limiter>();
+
+static GADGET_USERS: Operator = Operator::new("gadget-users").webhooks(&[LIMITER]);
 
 fn widget(name: &str, size: i64) -> Widget {
     let spec = WidgetSpec {
@@ -605,7 +609,7 @@ async fn a_controller_gets_only_what_its_rules_grant() {
 #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
 async fn a_namespaced_operators_webhooks_see_its_namespace_only() {
     let env = Environment::start(&NAMESPACED_OPERATOR).await;
-    let webhook = &NAMESPACED_OPERATOR.webhooks[0];
+    let webhook = &SIZE_CHECK;
     let ours: Api<Widget> = env.api();
     env.apply(&ours, &widget("ours", 1)).await;
     let calls = env.webhook_calls(webhook);
@@ -737,7 +741,7 @@ async fn a_webhook_for_another_projects_kind_sees_its_objects_once_its_crd_is_in
     let gadget = Gadget::new("plain", GadgetSpec::default());
     let created = env.apply(&gadgets, &gadget).await;
     assert_eq!(created.spec.limits.max, 5);
-    assert!(env.webhook_calls(&GADGET_USERS.webhooks[0]) > 0);
+    assert!(env.webhook_calls(&LIMITER) > 0);
 }
 
 /// Another project's CRD as `kubectl get crd <name> -o yaml` writes it (what

@@ -118,7 +118,7 @@ pub fn step(what: impl std::fmt::Display) {
 /// The manager's namespace: for an operator scoped to its namespace, the one it watches,
 /// [`NAMESPACE`]; else one of its own.
 fn manager_namespace(operator: &Operator) -> &'static str {
-    match operator.scope {
+    match operator.parts().scope {
         WatchScope::Cluster => CLUSTER_MANAGER_NAMESPACE,
         WatchScope::Namespace => NAMESPACE,
     }
@@ -164,7 +164,7 @@ impl Environment {
         let plane = ControlPlane::start().await?;
         let client = plane.client().await?;
         let ca = plane.ca().cert.clone();
-        let webhooks = if operator.webhooks.is_empty() {
+        let webhooks = if operator.parts().webhooks.is_empty() {
             None
         } else {
             Some(WebhookServer::start(operator, &plane).await?)
@@ -279,7 +279,7 @@ impl Environment {
 
     /// The namespaces the manager watches by default.
     fn namespaces(&self) -> Namespaces {
-        match self.operator.scope {
+        match self.operator.parts().scope {
             WatchScope::Cluster => Namespaces::all(),
             WatchScope::Namespace => Namespaces::only(NAMESPACE),
         }
@@ -351,6 +351,27 @@ impl Environment {
     /// Calls `probe` until it succeeds, and returns what it returned. Fails the test after 30
     /// seconds, with `what` it waited for and why `probe` last failed, or as soon as a
     /// controller or the control plane stops.
+    ///
+    /// ```no_run
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # static OPERATOR: rbuilder_runtime::Operator = rbuilder_runtime::Operator::new("guestbook");
+    /// # async fn f() {
+    /// # let env = Environment::start(&OPERATOR).await;
+    /// use kube::Api;
+    /// use rbuilder_runtime::envtest::fetch;
+    ///
+    /// let config_maps: Api<ConfigMap> = env.api();
+    /// // `fetch`'s error says what it found instead ("not found", say): the test's failure shows it.
+    /// let settings = env.wait_for("the ConfigMap settings", async || {
+    ///     let found = fetch(&config_maps, "settings").await?;
+    ///     let data = found.data.unwrap_or_default();
+    ///     data.get("mode").cloned().ok_or_else(|| format!("no mode yet: {data:?}"))
+    /// })
+    /// .await;
+    /// assert_eq!(settings, "fast");
+    /// # }
+    /// ```
     pub async fn wait_for<T>(
         &self,
         what: &str,
@@ -374,6 +395,22 @@ impl Environment {
 
     /// Server-side applies `obj`, as `kubectl apply --server-side` does, and returns it as
     /// stored; panics if the API server refuses it.
+    ///
+    /// ```no_run
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # static OPERATOR: rbuilder_runtime::Operator = rbuilder_runtime::Operator::new("guestbook");
+    /// # async fn f() {
+    /// # let env = Environment::start(&OPERATOR).await;
+    /// use kube::Api;
+    /// use rbuilder_runtime::envtest::from_yaml;
+    ///
+    /// let config_maps: Api<ConfigMap> = env.api();
+    /// let settings: ConfigMap = from_yaml("metadata: {name: settings}\ndata: {mode: fast}");
+    /// let stored = env.apply(&config_maps, &settings).await;
+    /// assert!(stored.metadata.resource_version.is_some());
+    /// # }
+    /// ```
     pub async fn apply<K>(&self, api: &Api<K>, obj: &K) -> K
     where
         K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
@@ -385,6 +422,22 @@ impl Environment {
     }
 
     /// [`apply`](Self::apply), returning the API server's refusal, e.g. a webhook's.
+    ///
+    /// ```no_run
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # static OPERATOR: rbuilder_runtime::Operator = rbuilder_runtime::Operator::new("guestbook");
+    /// # async fn f() {
+    /// # let env = Environment::start(&OPERATOR).await;
+    /// use kube::Api;
+    /// use rbuilder_runtime::envtest::from_yaml;
+    ///
+    /// let config_maps: Api<ConfigMap> = env.api();
+    /// let misnamed: ConfigMap = from_yaml("metadata: {name: Not_A_Name}");
+    /// let refused = env.try_apply(&config_maps, &misnamed).await;
+    /// assert!(matches!(refused, Err(kube::Error::Api(status)) if status.code == 422));
+    /// # }
+    /// ```
     pub async fn try_apply<K>(&self, api: &Api<K>, obj: &K) -> Result<K, kube::Error>
     where
         K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
@@ -397,6 +450,14 @@ impl Environment {
 
 /// `yaml` as a `T`, e.g. a sample of `config/samples` read with `include_str!`; panics if it
 /// is not one.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use rbuilder_runtime::envtest::from_yaml;
+///
+/// let settings: ConfigMap = from_yaml("metadata:\n  name: settings\ndata:\n  mode: fast\n");
+/// assert_eq!(settings.metadata.name.as_deref(), Some("settings"));
+/// ```
 pub fn from_yaml<T: DeserializeOwned>(yaml: &str) -> T {
     serde_saphyr::from_str(yaml)
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", std::any::type_name::<T>()))
@@ -407,7 +468,7 @@ pub fn from_yaml<T: DeserializeOwned>(yaml: &str) -> T {
 /// [`NAMESPACE`] for a namespaced operator. (The ServiceAccount itself need not exist: RBAC
 /// matches its user name.)
 async fn grant_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
-    let namespace = match operator.scope {
+    let namespace = match operator.parts().scope {
         WatchScope::Cluster => None,
         WatchScope::Namespace => Some(NAMESPACE),
     };

@@ -94,7 +94,7 @@ impl WebhookServer {
         let probes = Arc::new(Probes::default());
         let calls = Calls::default();
         let router = probe_routes(Arc::clone(&probes))
-            .merge(webhook::router(operator.webhooks))
+            .merge(webhook::router(operator.parts().webhooks))
             .layer(middleware::from_fn_with_state(Arc::clone(&calls), count));
         let stop = CancellationToken::new();
         tokio::spawn(serve::serve("webhooks", listener, router, stop.clone()));

@@ -110,8 +110,8 @@ fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode
         );
     }
     let settings = Settings {
-        chart: operator.name.to_owned(),
-        scope: operator.scope,
+        chart: operator.parts().name.to_owned(),
+        scope: operator.parts().scope,
     };
     let optional = optional_objects(root)?;
     let mut chart = convert(&rendered, &optional, &settings)?;

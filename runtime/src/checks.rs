@@ -23,6 +23,22 @@ where
 }
 
 /// Succeeds once the object `name` no longer exists.
+///
+/// ```no_run
+/// # use k8s_openapi::api::core::v1::ConfigMap;
+/// # use rbuilder_runtime::envtest::Environment;
+/// # async fn f(env: Environment) {
+/// use kube::Api;
+/// use kube::api::DeleteParams;
+/// use rbuilder_runtime::envtest::gone;
+///
+/// let config_maps: Api<ConfigMap> = env.api();
+/// config_maps.delete("settings", &DeleteParams::default()).await.expect("deleted");
+/// // "still there, deletionTimestamp ..., finalizers [...]" until its finalizers are done.
+/// env.wait_for("settings to be deleted", async || gone(&config_maps, "settings").await)
+///     .await;
+/// # }
+/// ```
 pub async fn gone<K>(api: &Api<K>, name: &str) -> Result<(), String>
 where
     K: Resource + Clone + Debug + DeserializeOwned,
@@ -39,6 +55,18 @@ where
 }
 
 /// Succeeds if `conditions` say Ready=True, observed at `generation`.
+///
+/// ```
+/// use rbuilder_runtime::conditions::condition;
+/// use rbuilder_runtime::envtest::{has_condition, is_ready};
+///
+/// let conditions = [condition(&[], "Ready", "True", "Reconciled", "", Some(2))];
+/// assert!(is_ready(&conditions, Some(2)).is_ok());
+/// // Observed at an older generation: not ready yet for generation 3, and the error says why.
+/// let error = is_ready(&conditions, Some(3)).expect_err("not at 3");
+/// assert!(error.contains("at generation Some(2)"), "{error}");
+/// assert!(has_condition(&conditions, "Degraded", "False", Some(2)).is_err());
+/// ```
 pub fn is_ready(conditions: &[Condition], generation: Option<i64>) -> Result<(), String> {
     has_condition(conditions, "Ready", "True", generation)
 }
@@ -142,6 +170,23 @@ fn is_controller(obj: &impl Resource, owner: &impl Resource) -> bool {
 
 /// Succeeds if `obj` has a controller owner reference to `owner` that blocks its deletion until
 /// `obj` is gone, as `controller_owner_ref` with `block_owner_deletion` makes it.
+///
+/// ```
+/// use k8s_openapi::api::apps::v1::Deployment;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kube::Resource;
+/// use rbuilder_runtime::envtest::is_controlled_by;
+///
+/// let mut owner = ConfigMap::default();
+/// owner.metadata.name = Some("guestbook".into());
+/// owner.metadata.uid = Some("1b9e".into());
+/// let mut deployment = Deployment::default();
+/// assert!(is_controlled_by(&deployment, &owner).is_err());
+/// let mut reference = owner.controller_owner_ref(&()).expect("named, with a uid");
+/// reference.block_owner_deletion = Some(true);
+/// deployment.metadata.owner_references = Some(vec![reference]);
+/// assert!(is_controlled_by(&deployment, &owner).is_ok());
+/// ```
 pub fn is_controlled_by(obj: &impl Resource, owner: &impl Resource) -> Result<(), String> {
     let references = obj.owner_references();
     let controlled = references.iter().any(|reference| {

@@ -37,6 +37,38 @@ pub(crate) const EVENTS_IN_FLIGHT: usize = 100;
 /// one. The manager is given it in `src/main.rs`
 /// ([`Manager::state`](crate::manager::Manager::state)), a unit test with
 /// [`with_state`](Self::with_state); see [`register_with_state`](crate::register_with_state).
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kube::ResourceExt;
+/// use kube::api::{Patch, PatchParams};
+/// use rbuilder_runtime::owned::MANAGED_BY;
+/// use rbuilder_runtime::{Context, Event, EventType};
+///
+/// /// Applies the ConfigMap of `owner`'s settings beside it, as the operator's, and says so.
+/// async fn settings_of(owner: &ConfigMap, ctx: &Context) -> Result<(), kube::Error> {
+///     let mut settings = ConfigMap::default();
+///     let name = format!("{}-settings", owner.name_any());
+///     settings.metadata.name = Some(name.clone());
+///     let manager = ctx.field_manager().to_owned();
+///     settings.labels_mut().insert(MANAGED_BY.to_owned(), manager);
+///     let configmaps = ctx.api_near::<ConfigMap>(owner);
+///     configmaps.patch(&name, &ctx.apply_params(), &Patch::Apply(&settings)).await?;
+///     let event = Event {
+///         type_: EventType::Normal,
+///         reason: "Configured".into(),
+///         note: Some(format!("applied ConfigMap {name}")),
+///         action: "Reconcile".into(),
+///         secondary: None,
+///     };
+///     ctx.publish(owner, event).await;
+///     Ok(())
+/// }
+/// # let _ = settings_of;
+/// ```
+///
+/// Owned objects are simpler with [`owned`](Self::owned), which adds the owner reference, the
+/// label and the Event.
 pub struct Context<S = ()> {
     /// Client for the Kubernetes API.
     pub client: Client,

@@ -21,6 +21,44 @@ const FIELDS: [&str; 2] = ["spec", "status"];
 /// `obj` as `To`, another version of its kind: what both have is copied by name, what `To`
 /// lacks is kept in an annotation for the conversion back, and what `To` kept there when it was
 /// converted to `obj`'s version is restored.
+///
+/// ```
+/// use rbuilder_runtime::conversion::by_field_names;
+///
+/// mod v1 {
+///     use kube::CustomResource;
+///     use schemars::JsonSchema;
+///     use serde::{Deserialize, Serialize};
+///
+///     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+///     #[kube(group = "example.com", version = "v1", kind = "Site", namespaced)]
+///     pub struct SiteSpec {
+///         pub host: String,
+///         pub port: i32,
+///     }
+/// }
+///
+/// mod v2 {
+///     use kube::CustomResource;
+///     use schemars::JsonSchema;
+///     use serde::{Deserialize, Serialize};
+///
+///     /// v2 has no port.
+///     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+///     #[kube(group = "example.com", version = "v2", kind = "Site", namespaced)]
+///     pub struct SiteSpec {
+///         pub host: String,
+///     }
+/// }
+///
+/// let spec = v1::SiteSpec { host: "example.com".into(), port: 8080 };
+/// let old = v1::Site::new("web", spec);
+/// let new: v2::Site = by_field_names(old).expect("to v2");
+/// assert_eq!(new.spec.host, "example.com");
+/// // The port, which v2 has no field for, comes back with the conversion to v1.
+/// let back: v1::Site = by_field_names(new).expect("to v1");
+/// assert_eq!(back.spec.port, 8080);
+/// ```
 pub fn by_field_names<From, To>(obj: From) -> Result<To, String>
 where
     From: Resource<DynamicType = ()> + Serialize,

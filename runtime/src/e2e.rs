@@ -13,6 +13,45 @@
 //! Where the tests may not create namespaces, `E2E_NAMESPACE=<existing namespace>` makes them
 //! use that one, and leave it in place. The manager's log goes to
 //! `target/tmp/<namespace>-manager.log`; its end is printed when a test fails.
+//!
+//! ```no_run
+//! use k8s_openapi::api::apps::v1::Deployment;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::Api;
+//! use rbuilder_runtime::e2e::{Project, TestEnv, fetch, is_controlled_by, step};
+//!
+//! const PROJECT: Project = Project {
+//!     root: env!("CARGO_MANIFEST_DIR"),
+//!     # manager: "",
+//!     # package: "guestbook",
+//!     # tmp: "",
+//!     // manager: env!("CARGO_BIN_EXE_guestbook"),
+//!     // package: env!("CARGO_PKG_NAME"),
+//!     // tmp: env!("CARGO_TARGET_TMPDIR"),
+//! };
+//!
+//! /// The `controller` label of the controller's metrics.
+//! const CONTROLLER: &str = "guestbook";
+//!
+//! #[tokio::test]
+//! #[ignore = "needs a Kubernetes cluster: run `make test-e2e`"]
+//! async fn a_guestbook_runs_as_a_deployment() {
+//!     let env = TestEnv::start(&PROJECT, CONTROLLER).await;
+//!     let reconciles = env.reconcile_total(CONTROLLER).await;
+//!     step("apply the sample");
+//!     let guestbooks: Api<ConfigMap> = env.api();
+//!     let sample: ConfigMap = PROJECT.read_yaml("config/samples/guestbook.yaml");
+//!     let owner = env.apply(&guestbooks, &sample).await;
+//!     step("a Deployment controlled by it");
+//!     let deployments: Api<Deployment> = env.api();
+//!     env.wait_for("its Deployment", async || {
+//!         let deployment = fetch(&deployments, "guestbook").await?;
+//!         is_controlled_by(&deployment, &owner)
+//!     })
+//!     .await;
+//!     env.wait_for_reconciles(CONTROLLER, reconciles).await;
+//! }
+//! ```
 
 use std::collections::BTreeMap;
 use std::fmt::{Debug, Display};

@@ -20,6 +20,17 @@ use serde::de::DeserializeOwned;
 use crate::context::Scope;
 
 /// The namespaces the controllers watch: all of them, or those listed.
+///
+/// ```
+/// use rbuilder_runtime::namespaces::Namespaces;
+///
+/// // WATCH_NAMESPACE="team-a, team-b"
+/// let watched = Namespaces::parse("team-a, team-b");
+/// assert_eq!(watched.names(), ["team-a", "team-b"]);
+/// assert!(watched.contains("team-b") && !watched.contains("kube-system"));
+/// assert!(Namespaces::all().contains("kube-system"));
+/// assert_eq!(Namespaces::only("team-a").names(), ["team-a"]);
+/// ```
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Namespaces(Vec<String>);
 

@@ -315,6 +315,33 @@ pub async fn within_timeout<F: Future>(future: F) -> F::Output {
 /// An AdmissionReview as the API server sends it to a webhook of `K`: `operation` is
 /// `CREATE`, `UPDATE` or `DELETE`; `object` is absent for a deletion, `old_object` present for
 /// an update or a deletion.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap as Site;
+/// use rbuilder_runtime::testing::{admission_review, patched};
+/// use rbuilder_runtime::webhook::{self, Defaulter, Denied, Webhook};
+///
+/// struct SiteWebhook;
+/// const DEFAULTING: Webhook = webhook::defaulting::<SiteWebhook>();
+///
+/// impl Defaulter for SiteWebhook {
+///     type Resource = Site;
+///
+///     fn default(site: &mut Site) -> Result<(), Denied> {
+///         let data = site.data.get_or_insert_with(Default::default);
+///         data.entry("port".into()).or_insert_with(|| "8080".into());
+///         Ok(())
+///     }
+/// }
+///
+/// // A new object, its name still to be generated (`generateName`).
+/// let site = Site::default();
+/// // The AdmissionReview the API server would send, answered as the manager answers it.
+/// let answer = DEFAULTING.answer(&admission_review("CREATE", Some(&site), None));
+/// assert_eq!(answer["response"]["allowed"], true);
+/// let defaulted = patched(&site, &answer);
+/// assert_eq!(defaulted.data.expect("data")["port"], "8080");
+/// ```
 pub fn admission_review<K>(operation: &str, object: Option<&K>, old_object: Option<&K>) -> Vec<u8>
 where
     K: kube::Resource<DynamicType = ()> + serde::Serialize,
@@ -333,7 +360,8 @@ where
             "uid": "test-request",
             "kind": gvk,
             "resource": gvr,
-            "name": meta.name,
+            // The API server leaves it out when the object has none yet (`generateName`).
+            "name": meta.name.unwrap_or_default(),
             "namespace": meta.namespace,
             "operation": operation,
             "userInfo": {"username": "test"},

@@ -198,6 +198,17 @@ impl Environment {
     /// with `include_str!`), as the cluster the operator runs in has them: the environment
     /// installs only the operator's own. Waits until the API server serves them; panics if it
     /// cannot install them, saying why.
+    ///
+    /// ```no_run
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # static OPERATOR: rbuilder_runtime::Operator = rbuilder_runtime::Operator::new("backups");
+    /// # async fn f() {
+    /// let env = Environment::start(&OPERATOR).await;
+    /// # const CRD: &str = "";
+    /// // CRD: the CRD file of another project's kind (`include_str!`), as the cluster has it.
+    /// env.install_crds(CRD).await;
+    /// # }
+    /// ```
     pub async fn install_crds(&self, yaml: &str) {
         if let Err(error) = webhooks::install_crd_file(&self.client, yaml).await {
             panic!("envtest: cannot install the CRDs: {error:#}");
@@ -220,6 +231,26 @@ impl Environment {
 
     /// How many times the API server has called `webhook` (an admission webhook, or a
     /// conversion: every conversion of the project shares one path).
+    ///
+    /// ```no_run
+    /// # use k8s_openapi::api::core::v1::ConfigMap as Site;
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # use rbuilder_runtime::webhook::{self, Defaulter, Denied, Webhook};
+    /// # struct SiteWebhook;
+    /// # impl Defaulter for SiteWebhook {
+    /// #     type Resource = Site;
+    /// #     fn default(_: &mut Site) -> Result<(), Denied> { Ok(()) }
+    /// # }
+    /// const DEFAULTING: Webhook = webhook::defaulting::<SiteWebhook>();
+    /// static OPERATOR: rbuilder_runtime::Operator =
+    ///     rbuilder_runtime::Operator::new("sites").webhooks(&[DEFAULTING]);
+    ///
+    /// # async fn f() {
+    /// let env = Environment::start(&OPERATOR).await;
+    /// // ... a Site applied with env.apply
+    /// assert_eq!(env.webhook_calls(&DEFAULTING), 1, "the API server asked the defaulter");
+    /// # }
+    /// ```
     pub fn webhook_calls(&self, webhook: &Webhook) -> usize {
         let server = self.webhooks.as_ref();
         server
@@ -332,6 +363,44 @@ impl Environment {
 
     /// How many reconciles `controller` has finished, whatever their outcome: to know that a
     /// change was reconciled when the reconcile is expected to change nothing.
+    ///
+    /// ```no_run
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # use rbuilder_runtime::{Operator, Registration};
+    /// # static OPERATOR: Operator = Operator::new("guestbook");
+    /// # const CONTROLLER: Registration = rbuilder_runtime::register::<Guestbooks>();
+    /// # struct Guestbooks;
+    /// # impl rbuilder_runtime::Reconciler for Guestbooks {
+    /// #     type Resource = ConfigMap; type Error = kube::Error;
+    /// #     const NAME: &'static str = "g"; const FINALIZER: Option<&'static str> = None;
+    /// #     async fn apply(_: std::sync::Arc<ConfigMap>, _: std::sync::Arc<rbuilder_runtime::Context>)
+    /// #         -> Result<rbuilder_runtime::controller::Action, kube::Error> { todo!() }
+    /// # }
+    /// # async fn f() {
+    /// use kube::Api;
+    /// use kube::api::{Patch, PatchParams};
+    /// use serde_json::json;
+    ///
+    /// let env = Environment::start(&OPERATOR).await;
+    /// env.run(&CONTROLLER).await;
+    /// // ... the object applied and reconciled, then a change the controller has nothing to do for:
+    /// let (reconciled, written, read) = (env.reconciles(&CONTROLLER), env.writes(), env.reads());
+    /// let guestbooks: Api<ConfigMap> = env.api();
+    /// let label = json!({"metadata": {"labels": {"team": "a"}}});
+    /// let params = PatchParams::default();
+    /// guestbooks.patch("guestbook", &params, &Patch::Merge(&label)).await.expect("labelled");
+    /// env.wait_for("a reconcile of the label", async || {
+    ///     match env.reconciles(&CONTROLLER) > reconciled {
+    ///         true => Ok(()),
+    ///         false => Err("no reconcile yet".to_owned()),
+    ///     }
+    /// })
+    /// .await;
+    /// assert_eq!(env.writes(), written, "nothing to write");
+    /// assert_eq!(env.reads(), read, "read from the cache");
+    /// # }
+    /// ```
     pub fn reconciles(&self, controller: &Registration) -> u64 {
         self.metrics.reconciles_of(controller.name)
     }

@@ -16,7 +16,7 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
-use futures::future::{self, BoxFuture};
+use futures::future::{self, BoxFuture, Shared};
 use futures::stream::{self, Stream};
 use futures::{FutureExt, StreamExt};
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -50,38 +50,55 @@ struct Kept {
 
 type SyncWait = Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
 
+/// Resolves once a store holds its watch's first list; each waiter clones it. One per store,
+/// shared by every reconcile of every controller that waits for it: kube-runtime's
+/// `Store::wait_until_ready` wakes only the last of several futures waiting at once (its
+/// one-shot channel keeps one waker), so the others slept until their timeout, 2 minutes (every
+/// object but one after a restart, and a controller sharing another's watch).
+pub(crate) type Ready = Shared<BoxFuture<'static, ()>>;
+
+/// The [`Ready`] of `store`: make it once per store.
+pub(crate) fn ready<K>(store: &Store<K>) -> Ready
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    let reader = store.clone();
+    // An error means the watch was dropped (the controller is stopping): nothing to wait for
+    // any more.
+    async move { reader.wait_until_ready().await.unwrap_or(()) }
+        .boxed()
+        .shared()
+}
+
 impl Caches {
     fn lock(&self) -> MutexGuard<'_, Kept> {
         // A map of handles: a panic while it was held leaves it usable.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Keeps `store` as the cache of `K` (replacing an earlier one of `K`).
+    /// Keeps `store` as the cache of `K` (replacing an earlier one of `K`), a store of its own.
     pub(crate) fn insert<K>(&self, store: Store<K>)
     where
         K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
     {
-        self.wait_for(&store);
+        let ready = ready(&store);
+        self.insert_ready(store, &ready);
+    }
+
+    /// [`insert`](Self::insert) of a store that may be shared, whose `ready` is given.
+    pub(crate) fn insert_ready<K>(&self, store: Store<K>, ready: &Ready)
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.wait_until(ready);
         self.lock()
             .by_kind
             .insert(TypeId::of::<K>(), Box::new(store));
     }
 
-    /// Has the controller wait for `store`'s first list before its reconciles.
-    pub(crate) fn wait_for<K>(&self, store: &Store<K>)
-    where
-        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
-    {
-        let reader = store.clone();
-        // One wait, shared by every reconcile that waits: kube-runtime's
-        // `Store::wait_until_ready` wakes only the last of several futures waiting at once (its
-        // one-shot channel keeps one waker), so the others slept until their timeout, 2 minutes
-        // (every object but one after a restart). A shared future wakes them all.
-        // An error means the watch was dropped (the controller is stopping): nothing to wait
-        // for any more.
-        let ready = async move { reader.wait_until_ready().await.unwrap_or(()) }
-            .boxed()
-            .shared();
+    /// Has the controller wait for a store's first list, `ready`, before its reconciles.
+    pub(crate) fn wait_until(&self, ready: &Ready) {
+        let ready = ready.clone();
         let synced = move || ready.clone().boxed();
         self.lock().synced.push(Box::new(synced));
     }
@@ -164,7 +181,8 @@ impl Caches {
 /// say) are two handles. Objects the controller owns need no handle: declare their kind in
 /// [`owns`](crate::Reconciler::owns).
 pub struct Cache<K: Resource<DynamicType = ()> + Clone + 'static> {
-    store: Arc<OnceLock<Store<K>>>,
+    /// The store its first watch fills, and when that has listed.
+    store: Arc<OnceLock<(Store<K>, Ready)>>,
 }
 
 impl<K: Resource<DynamicType = ()> + Clone + 'static> Clone for Cache<K> {
@@ -205,8 +223,9 @@ where
             writer.apply_watcher_event(&watcher::Event::InitApply(obj));
         }
         writer.apply_watcher_event(&watcher::Event::InitDone);
+        let ready = ready(&store);
         Self {
-            store: Arc::new(OnceLock::from(store)),
+            store: Arc::new(OnceLock::from((store, ready))),
         }
     }
 
@@ -224,7 +243,9 @@ where
     }
 
     /// [`watch`](Self::watch) of the `K`s in the namespaces the controllers watch
-    /// (`WATCH_NAMESPACE`: one watch per namespace when it lists several).
+    /// (`WATCH_NAMESPACE`: one watch per namespace when it lists several). Controllers that
+    /// watch the same (kind, `config`) share one watch and one copy of the objects, as
+    /// controller-runtime's informers are shared.
     pub fn watch_watched(
         &self,
         ctx: &Context<impl Send + Sync + 'static>,
@@ -233,7 +254,10 @@ where
     where
         K::Scope: Scope,
     {
-        self.watch_all(ctx, ctx.watch_namespaces.apis(&ctx.client), config)
+        let apis = ctx.watch_namespaces.apis(&ctx.client);
+        let (store, ready, changes) = ctx.watches.watch(apis, config);
+        self.keep(ctx, store, ready);
+        changes
     }
 
     fn watch_all(
@@ -243,20 +267,26 @@ where
         config: watcher::Config,
     ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static {
         let (store, writer) = reflector::store();
-        match self.store.set(store.clone()) {
-            Ok(()) => ctx.caches.wait_for(&store),
+        self.keep(ctx, store.clone(), ready(&store));
+        let events = namespaces::reflected(apis, config, writer);
+        touched_and_vanished(events, store)
+    }
+
+    /// Keeps `store` as this cache's, which `ctx`'s controller waits for (`ready`) before its
+    /// reconciles.
+    fn keep(&self, ctx: &Context<impl Send + Sync + 'static>, store: Store<K>, ready: Ready) {
+        match self.store.set((store, ready.clone())) {
+            Ok(()) => ctx.caches.wait_until(&ready),
             Err(_) => {
                 // A second watch of the handle (a state two controllers take): it triggers its
                 // controller, and the first watch fills the cache both read.
                 let kind = K::kind(&());
                 debug!(%kind, "a cache watched again: its first watch fills it");
-                if let Some(first) = self.store.get() {
-                    ctx.caches.wait_for(first);
+                if let Some((_, first)) = self.store.get() {
+                    ctx.caches.wait_until(first);
                 }
             }
         }
-        let events = namespaces::reflected(apis, config, writer);
-        touched_and_vanished(events, store)
     }
 
     /// The object `key` names, as the watch last saw it (`None`: there is none, as far as the
@@ -271,7 +301,8 @@ where
     }
 
     fn store(&self) -> Result<&Store<K>, Unwatched> {
-        self.store.get().ok_or(Unwatched {
+        let store = self.store.get().map(|(store, _)| store);
+        store.ok_or(Unwatched {
             kind: K::kind(&()).into_owned(),
         })
     }

@@ -20,6 +20,7 @@ use crate::cache::{self, Caches};
 use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 use crate::namespaces::{self, Namespaces};
+use crate::shared_watches::SharedWatches;
 
 /// How long publishing an Event may hold up a reconcile.
 pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -84,6 +85,8 @@ pub struct Context<S = ()> {
     pub(crate) metrics: Metrics,
     /// The caches that [`cache`](Self::cache) fills, for [`cached`](Self::cached).
     pub(crate) caches: Arc<Caches>,
+    /// The manager's watches, which its controllers share (see [`SharedWatches`]).
+    pub(crate) watches: Arc<SharedWatches>,
     /// The controller's own: see [`state`](Self::state).
     state: Arc<S>,
 }
@@ -107,6 +110,7 @@ impl Context {
             field_manager,
             metrics: Metrics::default(),
             caches: Arc::default(),
+            watches: Arc::default(),
             state: Arc::new(()),
         }
     }
@@ -158,6 +162,7 @@ impl<S> Context<S> {
             events_in_flight: Arc::clone(&self.events_in_flight),
             metrics: self.metrics.clone(),
             caches: Arc::clone(&self.caches),
+            watches: Arc::clone(&self.watches),
             state,
         }
     }
@@ -167,7 +172,16 @@ impl<S> Context<S> {
         self.with_shared_state(Arc::new(()))
     }
 
-    /// This context for one controller: the same client, Events and metrics, no caches yet.
+    /// This context sharing `watches` (those of the contexts of other controllers of one
+    /// environment, for envtest).
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn with_watches(mut self, watches: Arc<SharedWatches>) -> Self {
+        self.watches = watches;
+        self
+    }
+
+    /// This context for one controller: the same client, Events, metrics and shared watches,
+    /// no caches yet.
     pub(crate) fn for_controller(&self) -> Self {
         Self {
             caches: Arc::default(),
@@ -226,7 +240,8 @@ impl<S> Context<S> {
     }
 
     /// The cache of the `K`s in the watched namespaces, kept by kind: an owned kind's, which
-    /// [`Owned`](crate::owned::Owned) reads.
+    /// [`Owned`](crate::owned::Owned) reads. One watch and one cache for every controller of
+    /// the manager that watches the same (see [`SharedWatches`]).
     pub(crate) fn cache_of_kind<K>(
         &self,
         config: watcher::Config,
@@ -235,7 +250,10 @@ impl<S> Context<S> {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         K::Scope: Scope,
     {
-        self.cache_from(self.watch_namespaces.apis(&self.client), config)
+        let apis = self.watch_namespaces.apis(&self.client);
+        let (store, ready, changes) = self.watches.watch(apis, config);
+        self.caches.insert_ready(store, &ready);
+        changes
     }
 
     fn cache_from<K>(

@@ -63,6 +63,7 @@ pub mod rbac;
 pub mod role;
 mod runnable;
 mod serve;
+mod shared_watches;
 mod state;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -83,6 +83,7 @@ use crate::manifests;
 use crate::metrics::Metrics;
 use crate::namespaces::Namespaces;
 use crate::rate_limit::ClientRateLimitLayer;
+use crate::shared_watches::SharedWatches;
 use crate::state::States;
 use crate::{Context, Operator, Registration, WatchScope, Webhook, error_chain, rbac};
 use webhooks::WebhookServer;
@@ -144,6 +145,8 @@ struct Controllers {
     /// Each controller's name and why it stopped, once it has.
     stopped: Arc<Mutex<Vec<(&'static str, String)>>>,
     shutdown: CancellationToken,
+    /// Shared by the controllers, as the manager's are.
+    watches: Arc<SharedWatches>,
     _stop: DropGuard,
 }
 
@@ -183,6 +186,7 @@ impl Environment {
         Ok(Self {
             controllers: Controllers {
                 stopped: Arc::default(),
+                watches: Arc::default(),
                 _stop: shutdown.clone().drop_guard(),
                 shutdown,
             },
@@ -342,7 +346,8 @@ impl Environment {
     ) {
         let client = self.manager_client().await;
         let ctx = Context::new(client, self.operator.field_manager(), namespaces)
-            .with_metrics(self.metrics.clone());
+            .with_metrics(self.metrics.clone())
+            .with_watches(Arc::clone(&self.controllers.watches));
         let ctx = Arc::new(ctx);
         let (stopped, shutdown) = (
             Arc::clone(&self.controllers.stopped),

@@ -122,15 +122,51 @@ impl Reconciler for Teams {
     }
 }
 
+/// A namespaced owner of a ConfigMap of its name holding its title: with [`Teams`], a second
+/// controller that owns ConfigMaps.
+#[derive(CustomResource, JsonSchema, Serialize, Deserialize, Clone, Debug)]
+#[kube(
+    group = "owned.rbuilder.io",
+    version = "v1",
+    kind = "Board",
+    namespaced
+)]
+struct BoardSpec {
+    title: String,
+}
+
+struct Boards;
+
+impl Reconciler for Boards {
+    type Resource = Board;
+    type Error = Failed;
+    const NAME: &'static str = "boards";
+    const FINALIZER: Option<&'static str> = None;
+
+    async fn apply(board: Arc<Board>, ctx: Arc<Context>) -> Result<Action, Failed> {
+        let config_map = ConfigMap {
+            data: Some([("title".to_owned(), board.spec.title.clone())].into()),
+            ..ConfigMap::default()
+        };
+        ctx.owned::<ConfigMap>(&*board).apply(config_map).await?;
+        Ok(Action::await_change())
+    }
+
+    fn owns() -> Owns<Board> {
+        Owns::kind::<ConfigMap>()
+    }
+}
+
 const APPS: Registration = register::<Apps>();
 const TEAMS: Registration = register::<Teams>();
+const BOARDS: Registration = register::<Boards>();
 
 fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
-    Ok(vec![App::crd(), Team::crd()])
+    Ok(vec![App::crd(), Team::crd(), Board::crd()])
 }
 
 static OPERATOR: Operator = Operator::new("owned")
-    .controllers(&[APPS, TEAMS])
+    .controllers(&[APPS, TEAMS, BOARDS])
     .crds(crds);
 
 fn app(image: &str) -> App {
@@ -557,4 +593,94 @@ async fn a_cluster_scoped_owner_owns_objects_in_namespaces_and_cluster_scoped_on
         .await
         .expect("the ConfigMap deleted");
     gone(&roles, "blue").await.expect("the ClusterRole deleted");
+}
+
+/// How many watches of ConfigMaps the API server serves now (its gauge of long-running
+/// requests): to count those the controllers opened.
+async fn config_map_watches(env: &Environment) -> Result<f64, String> {
+    let request = http::Request::get("/metrics").body(Vec::new());
+    let request = request.map_err(|error| error.to_string())?;
+    let metrics = env.client().request_text(request).await;
+    let metrics = metrics.map_err(|error| error.to_string())?;
+    let watches = metrics.lines().filter(|line| {
+        line.starts_with("apiserver_longrunning_requests{")
+            && line.contains(r#"resource="configmaps""#)
+            && line.contains(r#"verb="WATCH""#)
+    });
+    let counts = watches.map(|line| line.rsplit(' ').next().and_then(|n| n.parse::<f64>().ok()));
+    counts
+        .sum::<Option<f64>>()
+        .ok_or_else(|| "an unreadable line".to_owned())
+}
+
+/// Two controllers that own ConfigMaps share one watch of them and one cache, as
+/// controller-runtime's informers are shared per kind; each still gets what it owns, and an
+/// object of each deleted by hand is put back by its own controller.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn controllers_that_own_one_kind_share_its_watch() {
+    let env = Environment::start(&OPERATOR).await;
+    let before = config_map_watches(&env)
+        .await
+        .expect("the API server's metrics");
+    env.run(&TEAMS).await;
+    env.run(&BOARDS).await;
+    let teams: Api<Team> = env.api();
+    let boards: Api<Board> = env.api();
+    let config_maps: Api<ConfigMap> = env.api();
+
+    step("a Team and a Board each get their ConfigMap");
+    env.apply(
+        &teams,
+        &Team::new(
+            "team",
+            TeamSpec {
+                namespace: "default".into(),
+            },
+        ),
+    )
+    .await;
+    let title = BoardSpec {
+        title: "Plans".into(),
+    };
+    let board = env.apply(&boards, &Board::new("board", title)).await;
+    let owned_by = async |name: &str, owner: &dyn Fn(&ConfigMap) -> Result<(), String>| {
+        env.wait_for(&format!("ConfigMap {name}"), async || {
+            let config_map = fetch(&config_maps, name).await?;
+            owner(&config_map)
+        })
+        .await
+    };
+    let team = teams.get("team").await.expect("the Team");
+    owned_by("team", &|cm| is_controlled_by(cm, &team)).await;
+    owned_by("board", &|cm| is_controlled_by(cm, &board)).await;
+
+    step("the controllers opened one watch of ConfigMaps between them");
+    env.wait_for("the watches to settle", async || {
+        match config_map_watches(&env).await? - before {
+            1.0 => Ok(()),
+            opened => Err(format!("{opened} watches of ConfigMaps opened")),
+        }
+    })
+    .await;
+
+    step("each ConfigMap deleted by hand is put back, by its own controller");
+    for name in ["team", "board"] {
+        let deleted = fetch(&config_maps, name)
+            .await
+            .expect("the ConfigMap")
+            .uid();
+        let params = DeleteParams::default();
+        config_maps.delete(name, &params).await.expect("deleted");
+        env.wait_for(&format!("ConfigMap {name} again"), async || {
+            let again = fetch(&config_maps, name).await?;
+            match again.uid() != deleted {
+                true => Ok(()),
+                false => Err("the old one".to_owned()),
+            }
+        })
+        .await;
+    }
+    owned_by("team", &|cm| is_controlled_by(cm, &team)).await;
+    owned_by("board", &|cm| is_controlled_by(cm, &board)).await;
 }

@@ -25,6 +25,7 @@
 #    creating its Deployment, and those reconciles' writes belong to the object's cost.
 #    - peak RSS (VmHWM) and CPU seconds (user + system) of the manager, from /proc, its start
 #      included;
+#    - reconciles per object: the manager's controller_runtime_reconcile_total, every result;
 #    - API requests per object, reads and writes, from the API server's own count
 #      (apiserver_request_total, before and after: scale_load.py delta says what is counted as the
 #      operator's), and the Events about DemoMicroServices (the API server's count of Events
@@ -238,6 +239,12 @@ quiet() {
   done
   say "the operator's writes did not stop within 120 s: counted until now"
 }
+# reconciles_now: the reconciles the manager has finished, whatever their result (its /metrics:
+# controller_runtime_reconcile_total, the same series in both).
+reconciles_now() {
+  curl --silent --fail "http://127.0.0.1:$metrics_port/metrics" |
+    awk '/^controller_runtime_reconcile_total[{]/ { sum += $NF } END { print sum + 0 }'
+}
 # figure FILE NAME: the value of "NAME value" in FILE.
 figure() { awk -v key="$2" '$1 == key { print $2 }' "$1"; }
 
@@ -285,6 +292,7 @@ measure() {
     cat "$dir/load.txt"
     echo "peak_rss $(kib VmHWM)"
     echo "cpu $(cpu_ms)"
+    echo "reconciles $(reconciles_now)"
     load_py events "$KUBECONFIG" | sed 's/^/created_/'
   } >"$dir/figures.txt"
   load_py requests "$KUBECONFIG" >"$dir/created.json"
@@ -386,6 +394,7 @@ row "create -> Deployment p95" p95 ms
 row "create -> Deployment p99" p99 ms
 row "peak RSS (VmHWM)" peak_rss kib-mib
 row "CPU seconds (user + system), start to settled" cpu cpu
+row "reconciles per object, start to settled" reconciles per
 row "reads per object (GET, LIST)" created_reads per
 row "writes per object" created_writes per
 row "  DemoMicroService (finalizer, spec)" created_writes_dms per

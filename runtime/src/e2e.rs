@@ -338,6 +338,23 @@ impl TestEnv {
     /// As [`wait_for`](Self::wait_for), for what waits on Pods running, e.g. a rollout: fails
     /// after [`POD_WAIT_TIMEOUT`]. (A cluster that cannot run the Pods, without nodes or
     /// without access to the image's registry, fails it.)
+    ///
+    /// ```no_run
+    /// # use rbuilder_runtime::e2e::TestEnv;
+    /// # async fn f(env: TestEnv) {
+    /// use k8s_openapi::api::apps::v1::Deployment;
+    /// use kube::Api;
+    /// use rbuilder_runtime::e2e::{fetch, is_rolled_out};
+    ///
+    /// let deployments: Api<Deployment> = env.api();
+    /// let replicas = env
+    ///     .wait_for_pods("Deployment web rolled out", async || {
+    ///         is_rolled_out(&fetch(&deployments, "web").await?)
+    ///     })
+    ///     .await;
+    /// assert_eq!(replicas, 2);
+    /// # }
+    /// ```
     pub async fn wait_for_pods<T>(
         &self,
         what: &str,

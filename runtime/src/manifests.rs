@@ -59,7 +59,17 @@ enum Command {
     },
 }
 
-/// The `main` of the `manifests` binary of `operator`, whose project is at `root`.
+/// The `main` of the `manifests` binary of `operator`, whose project is at `root`: the whole of
+/// the project's `src/bin/manifests.rs`.
+///
+/// ```no_run
+/// # static OPERATOR: rbuilder_runtime::Operator = rbuilder_runtime::Operator::new("guestbook");
+/// use std::process::ExitCode;
+///
+/// fn main() -> ExitCode {
+///     rbuilder_runtime::manifests::main(&OPERATOR, env!("CARGO_MANIFEST_DIR"))
+/// }
+/// ```
 #[cfg(feature = "manifests")]
 pub fn main(operator: &Operator, root: &str) -> ExitCode {
     let args = Args::parse();

@@ -302,6 +302,34 @@ impl Environment {
     /// Runs `controller` as [`run`](Self::run) does, with `state` as the state it holds of its
     /// own (see [`register_with_state`](crate::register_with_state)): each test gives the
     /// state it tests the controller with, as `src/main.rs` gives the manager its own.
+    ///
+    /// ```no_run
+    /// # use std::sync::Arc;
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use rbuilder_runtime::envtest::Environment;
+    /// # use rbuilder_runtime::{Context, Operator, Reconciler, Registration};
+    /// # use rbuilder_runtime::controller::Action;
+    /// # static OPERATOR: Operator = Operator::new("guestbook");
+    /// # struct Guestbooks;
+    /// # impl Reconciler<Settings> for Guestbooks {
+    /// #     type Resource = ConfigMap; type Error = kube::Error;
+    /// #     const NAME: &'static str = "g"; const FINALIZER: Option<&'static str> = None;
+    /// #     async fn apply(_: Arc<ConfigMap>, _: Arc<Context<Settings>>)
+    /// #         -> Result<Action, kube::Error> { todo!() }
+    /// # }
+    /// /// The controller's settings, which `src/main.rs` reads from its flags.
+    /// pub struct Settings {
+    ///     pub replicas: i32,
+    /// }
+    ///
+    /// const CONTROLLER: Registration =
+    ///     rbuilder_runtime::register_with_state::<Guestbooks, Settings>();
+    ///
+    /// # async fn f() {
+    /// let env = Environment::start(&OPERATOR).await;
+    /// env.run_with_state(&CONTROLLER, Settings { replicas: 3 }).await;
+    /// # }
+    /// ```
     pub async fn run_with_state<S: Send + Sync + 'static>(
         &self,
         controller: &'static Registration,

@@ -45,7 +45,14 @@ where
     O::Scope: Scope,
 {
     /// No kind: a controller that owns nothing, or whose owned objects are made by something
-    /// else (a Deployment's ReplicaSets).
+    /// else (a Deployment's ReplicaSets). What `owns` returns unless the controller says.
+    ///
+    /// ```
+    /// use k8s_openapi::api::apps::v1::Deployment;
+    /// use rbuilder_runtime::Owns;
+    ///
+    /// assert!(Owns::<Deployment>::none().is_empty());
+    /// ```
     pub fn none() -> Self {
         Self { kinds: Vec::new() }
     }

@@ -7,8 +7,10 @@
 //! Each cache is kept by a reflector on the very watch that triggers the controller's
 //! reconciles: one watch, not one for the triggers and another for the cache. Its objects are
 //! without `managedFields`, which most of an object's size is and which reconciles rarely read
-//! ([`release_field`](crate::Context::release_field) reads them fresh when it needs them). A
-//! cache is its controller's (each gets its own [`Context`]).
+//! ([`release_field`](crate::Context::release_field) reads them fresh when it needs them); an
+//! owned kind's keep less still: what the controller reads of each (its metadata, its status
+//! and the fields the operator set; `owned::slim`). A cache is its controller's (each gets its
+//! own [`Context`]), its watch shared with the other controllers that watch the same.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -255,7 +257,9 @@ where
         K::Scope: Scope,
     {
         let apis = ctx.watch_namespaces.apis(&ctx.client);
-        let (store, ready, changes) = ctx.watches.watch(apis, config);
+        let (store, ready, changes) =
+            ctx.watches
+                .watch(apis, config, namespaces::without_managed_fields);
         self.keep(ctx, store, ready);
         changes
     }
@@ -389,6 +393,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::owned::Slim;
     use crate::testing::{Method, mock_context, within_timeout};
 
     fn deployment(name: &str) -> Deployment {
@@ -402,16 +407,17 @@ mod tests {
     #[tokio::test]
     async fn a_controller_reads_its_cache_by_kind() {
         let (ctx, _server) = mock_context();
-        assert!(ctx.caches.get::<Deployment>().is_none());
+        // An owned kind's cache keeps its objects as `Slim` ones.
+        assert!(ctx.caches.get::<Slim<Deployment>>().is_none());
         ctx.cache_of([deployment("a")]);
         let cache = ctx
             .caches
-            .get::<Deployment>()
+            .get::<Slim<Deployment>>()
             .expect("a cache of Deployments");
         let key = ObjectRef::new("a").within("default");
         assert!(cache.get(&key).is_some());
         // Only the kinds it caches.
-        assert!(ctx.caches.get::<ConfigMap>().is_none());
+        assert!(ctx.caches.get::<Slim<ConfigMap>>().is_none());
         within_timeout(ctx.caches.synced(SYNC_TIMEOUT))
             .await
             .expect("a filled cache is synced");

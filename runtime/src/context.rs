@@ -2,13 +2,14 @@
 //! caches of what its controller watches.
 
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::Stream;
+use futures::{Stream, TryStreamExt};
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Patch, PatchParams};
-use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use kube::core::{ClusterResourceScope, NamespaceResourceScope, PartialObjectMeta};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
@@ -20,6 +21,7 @@ use crate::cache::{self, Caches};
 use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 use crate::namespaces::{self, Namespaces};
+use crate::owned::Slim;
 use crate::shared_watches::SharedWatches;
 
 /// How long publishing an Event may hold up a reconcile.
@@ -239,10 +241,11 @@ impl<S> Context<S> {
         self.cache_of_kind(config)
     }
 
-    /// The cache of the `K`s in the watched namespaces, kept by kind: an owned kind's, which
-    /// [`Owned`](crate::owned::Owned) reads. One watch and one cache for every controller of
-    /// the manager that watches the same (see [`SharedWatches`]).
-    pub(crate) fn cache_of_kind<K>(
+    /// The cache of the `K`s in the watched namespaces, kept by kind, whole (less
+    /// `managedFields`): the deprecated [`cache_watched`](Self::cache_watched)'s. One watch and
+    /// one cache for every controller of the manager that watches the same (see
+    /// [`SharedWatches`]).
+    fn cache_of_kind<K>(
         &self,
         config: watcher::Config,
     ) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
@@ -251,9 +254,41 @@ impl<S> Context<S> {
         K::Scope: Scope,
     {
         let apis = self.watch_namespaces.apis(&self.client);
-        let (store, ready, changes) = self.watches.watch(apis, config);
+        let keep = namespaces::without_managed_fields;
+        let (store, ready, changes) = self.watches.watch(apis, config, keep);
         self.caches.insert_ready(store, &ready);
         changes
+    }
+
+    /// The cache of an owned kind, which [`Owned`](crate::owned::Owned) reads: the `K`s in
+    /// the watched namespaces, each as [`Slim`] keeps it, and the stream of their changes as
+    /// metadata (the owner references), which is what the watch's triggers read. Shared as
+    /// [`cache_of_kind`](Self::cache_of_kind)'s.
+    pub(crate) fn owned_cache<K>(
+        &self,
+        config: watcher::Config,
+    ) -> impl Stream<Item = Result<PartialObjectMeta<K>, watcher::Error>> + Send + 'static
+    where
+        K: Resource<DynamicType = ()>
+            + Clone
+            + DeserializeOwned
+            + Serialize
+            + Debug
+            + Send
+            + Sync
+            + 'static,
+        K::Scope: Scope,
+    {
+        let apis = self.watch_namespaces.apis(&self.client);
+        let field_manager = self.field_manager.clone();
+        let keep = move |obj: K| Slim::new(&obj, &field_manager);
+        let (store, ready, changes) = self.watches.watch(apis, config, keep);
+        self.caches.insert_ready(store, &ready);
+        changes.map_ok(|slim: Slim<K>| PartialObjectMeta {
+            types: None,
+            metadata: slim.meta().clone(),
+            _phantom: PhantomData,
+        })
     }
 
     fn cache_from<K>(
@@ -272,7 +307,10 @@ impl<S> Context<S> {
         cache::touched_and_vanished(events, store)
     }
 
-    /// The cache of `K`s that [`cache`](Self::cache) keeps, if this controller keeps one.
+    /// The cache of `K`s that [`cache`](Self::cache) or [`cache_watched`](Self::cache_watched)
+    /// keeps, if this controller keeps one. (Not that of a kind declared in
+    /// [`Reconciler::owns`](crate::Reconciler::owns), which keeps only what the controller reads
+    /// of each object: [`Owned::get`](crate::owned::Owned::get) reads it.)
     ///
     /// A cache lags the cluster by the watch's delay: an object may be missing from it that was
     /// just created, or be there as it was before a change or deletion. Each such change sends
@@ -293,16 +331,19 @@ impl<S> Context<S> {
     /// Fills the cache of the owned kind `K` ([`Reconciler::owns`](crate::Reconciler::owns))
     /// with `objects`, as if its watch had listed them: for unit tests of reconcilers whose
     /// [`Owned`](crate::owned::Owned) handles read it. (A typed [`Cache`](crate::Cache) of your
-    /// own: [`Cache::of`](crate::Cache::of).)
+    /// own: [`Cache::of`](crate::Cache::of).) Each object is kept as the watch keeps it: whole
+    /// when it has no `managedFields`, as a test's objects rarely do, else only the fields this
+    /// operator's applies own, the metadata and the status.
     #[cfg(any(test, feature = "testing"))]
     pub fn cache_of<K>(&self, objects: impl IntoIterator<Item = K>)
     where
-        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Send + Sync + 'static,
     {
         let (store, mut writer) = reflector::store();
         writer.apply_watcher_event(&watcher::Event::Init);
         for obj in objects {
-            writer.apply_watcher_event(&watcher::Event::InitApply(obj));
+            let slim = Slim::new(&obj, &self.field_manager);
+            writer.apply_watcher_event(&watcher::Event::InitApply(slim));
         }
         writer.apply_watcher_event(&watcher::Event::InitDone);
         self.caches.insert(store);

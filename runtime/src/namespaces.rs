@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Debug};
 
-use futures::stream::{self, BoxStream, StreamExt};
+use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use kube::runtime::reflector::{ObjectRef, Store, store::Writer};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource};
@@ -116,17 +116,39 @@ impl Debug for Namespaces {
 /// 1.31), so this costs etcd nothing. (kube's `watcher::Config::any_semantic` would not give
 /// `resourceVersion=0` anyway: kube leaves it out of a list with a page size.)
 pub(crate) fn reflected<K>(
-    mut apis: Vec<Api<K>>,
+    apis: Vec<Api<K>>,
     config: watcher::Config,
     writer: Writer<K>,
 ) -> BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
+    reflected_as(apis, config, without_managed_fields, writer)
+}
+
+/// `obj` without its `managedFields`, most of an object's size, which reconciles rarely read.
+pub(crate) fn without_managed_fields<K: Resource>(mut obj: K) -> K {
+    obj.meta_mut().managed_fields = None;
+    obj
+}
+
+/// [`reflected`], with each object kept as `keep` makes it (an owned object's
+/// [`Slim`](crate::owned::Slim) form) rather than without `managedFields`.
+pub(crate) fn reflected_as<K, S>(
+    mut apis: Vec<Api<K>>,
+    config: watcher::Config,
+    keep: impl Fn(K) -> S + Clone + Send + Sync + 'static,
+    writer: Writer<S>,
+) -> BoxStream<'static, Result<watcher::Event<S>, watcher::Error>>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    S: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
     let watch = move |api: Api<K>| {
+        let keep = keep.clone();
         watcher(api, config.clone())
             .default_backoff()
-            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
+            .map_ok(move |event| kept(event, &keep))
     };
     if apis.len() == 1 {
         let api = apis.remove(0);
@@ -150,6 +172,17 @@ where
         })
         .reflect(writer)
         .boxed()
+}
+
+/// `event` with its object as `keep` makes it.
+fn kept<K, S>(event: watcher::Event<K>, keep: &impl Fn(K) -> S) -> watcher::Event<S> {
+    match event {
+        watcher::Event::Apply(obj) => watcher::Event::Apply(keep(obj)),
+        watcher::Event::Delete(obj) => watcher::Event::Delete(keep(obj)),
+        watcher::Event::InitApply(obj) => watcher::Event::InitApply(keep(obj)),
+        watcher::Event::Init => watcher::Event::Init,
+        watcher::Event::InitDone => watcher::Event::InitDone,
+    }
 }
 
 /// The watches of several namespaces as the watch of one cache.

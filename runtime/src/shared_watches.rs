@@ -57,24 +57,28 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SharedWatches {
-    /// The cache of the `K`s that `apis` list with `config`, when it has listed them, and a
-    /// stream of every change of them for one more controller: the watch of these, started if
-    /// no controller has it yet. The cache has no `managedFields` (see
-    /// [`namespaces::reflected`]).
-    pub(crate) fn watch<K>(
+    /// The cache of the `K`s that `apis` list with `config`, each kept as `keep` makes it
+    /// (an `S`: the object without `managedFields`, see [`namespaces::reflected`], or an owned
+    /// object's [`Slim`](crate::owned::Slim) form), when it has listed them, and a stream of
+    /// every change of them for one more controller: the watch of these, started if no
+    /// controller has it yet.
+    pub(crate) fn watch<K, S, F>(
         self: &Arc<Self>,
         apis: Vec<Api<K>>,
         config: watcher::Config,
+        keep: F,
     ) -> (
-        Store<K>,
+        Store<S>,
         Ready,
-        impl Stream<Item = Result<K, watcher::Error>> + Send + 'static + use<K>,
+        impl Stream<Item = Result<S, watcher::Error>> + Send + 'static + use<K, S, F>,
     )
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        S: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+        F: Fn(K) -> S + Clone + Send + Sync + 'static,
     {
         let key = Key {
-            kind: TypeId::of::<K>(),
+            kind: TypeId::of::<S>(),
             config: format!("{config:?}"),
             namespaces: apis
                 .iter()
@@ -85,7 +89,7 @@ impl SharedWatches {
         let mut watches = lock(&self.0);
         let shared = watches
             .get(&key)
-            .and_then(|watch| watch.downcast_ref::<Watch<K>>());
+            .and_then(|watch| watch.downcast_ref::<Watch<S>>());
         let (store, ready) = match shared {
             Some(watch) => {
                 lock(&watch.listeners).push(sender);
@@ -95,7 +99,7 @@ impl SharedWatches {
             None => {
                 let (store, writer) = reflector::store();
                 let listeners = Arc::new(Mutex::new(vec![sender]));
-                let events = namespaces::reflected(apis, config, writer);
+                let events = namespaces::reflected_as(apis, config, keep, writer);
                 let changes = touched_and_vanished(events, store.clone());
                 let ready = cache::ready(&store);
                 let watch = Watch {

@@ -255,6 +255,20 @@ async fn an_owned_deployment_follows_its_owner() {
         .expect("edited");
     wait_for_image(&env, &owner, "podinfo:2").await;
 
+    step("its cache keeps what the operator set, not what the API server defaulted");
+    let fetched = deployments.get("web").await.expect("the Deployment");
+    let kept = Slim::new(&fetched, &manager).object().expect("read back");
+    let container = |deployment: &Deployment| {
+        let spec = deployment.spec.template.spec.as_ref();
+        spec.expect("a Pod spec").containers[0].clone()
+    };
+    assert_eq!(container(&kept).image.as_deref(), Some("podinfo:2"));
+    assert!(container(&fetched).image_pull_policy.is_some());
+    assert_eq!(container(&kept).image_pull_policy, None);
+    assert!(fetched.spec.strategy.is_some());
+    assert_eq!(kept.spec.strategy, None);
+    assert_eq!(kept.metadata.uid, fetched.metadata.uid);
+
     step("a label added by hand: a reconcile that reads the cache and writes nothing");
     // Settled: what the put-back brought is reconciled.
     tokio::time::sleep(Duration::from_secs(1)).await;

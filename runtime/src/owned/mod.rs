@@ -108,6 +108,7 @@
 
 mod error;
 mod owns;
+mod slim;
 mod watch;
 
 #[cfg(all(test, feature = "testing"))]
@@ -135,6 +136,7 @@ pub(crate) use error::is_stale;
 pub use error::{Error, Stale, Taken, taken};
 pub use owns::Owns;
 pub(crate) use owns::api_resource;
+pub(crate) use slim::Slim;
 pub use watch::ControllerExt;
 
 use crate::applied;
@@ -353,6 +355,12 @@ where
     /// a change to its objects does not reconcile the owner, and the manager is granted no
     /// rule for it, which is logged once.
     ///
+    /// The cached object holds what the controller reads of it: its metadata, its status, and
+    /// the fields this operator's applies set (and those it [released](Self::release)), as its
+    /// `managedFields` list them; not what the API server defaulted or others set. Read such a
+    /// field from the API server (`ctx.api::<K>()`), or keep a [`Cache`](crate::Cache) of `K`,
+    /// which holds whole objects.
+    ///
     /// The cache holds only what this operator labelled as its own, so a read is sent for an
     /// object that does not exist, one that someone else made (which must be seen, to be
     /// refused), and one made too recently for the watch to have brought it: rare reads. A
@@ -360,14 +368,24 @@ where
     /// write only to the object as read, and a change the cache does not show yet brings
     /// another reconcile once it does.
     pub async fn get(&self) -> Result<Option<Arc<K>>, Error> {
-        let mut key = ObjectRef::<K>::new(&self.name);
+        let mut key = ObjectRef::<Slim<K>>::new(&self.name);
         if let Some(namespace) = &self.namespace {
             key = key.within(namespace);
         }
-        match self.ctx.caches.get::<K>() {
+        match self.ctx.caches.get::<Slim<K>>() {
             Some(cache) => {
-                if let Some(cached) = cache.get(&key) {
-                    return Ok(Some(cached));
+                let cached = cache.get(&key).map(|slim| slim.object());
+                match cached {
+                    Some(Ok(cached)) => return Ok(Some(Arc::new(cached))),
+                    // Not expected: the JSON kept is the object's own, less fields its type
+                    // leaves optional. Read from the API server instead.
+                    Some(Err(error)) => warn!(
+                        kind = %K::kind(&()),
+                        name = self.name,
+                        %error,
+                        "a cached object cannot be read back"
+                    ),
+                    None => {}
                 }
             }
             None => undeclared::<K>(&self.owner.kind),

@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use kube::Resource;
 use kube::core::ApiResource;
 use kube::runtime::controller::Controller;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::watch;
@@ -60,7 +61,14 @@ where
     /// The kind `K` alone.
     pub fn kind<K>() -> Self
     where
-        K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Debug
+            + Serialize
+            + DeserializeOwned
+            + Send
+            + Sync
+            + 'static,
         K::Scope: Scope,
     {
         Self::none().and::<K>()
@@ -69,7 +77,14 @@ where
     /// These kinds and `K`.
     pub fn and<K>(mut self) -> Self
     where
-        K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Debug
+            + Serialize
+            + DeserializeOwned
+            + Send
+            + Sync
+            + 'static,
         K::Scope: Scope,
     {
         // A kind said twice is watched once.

@@ -7,6 +7,7 @@ use kube::Resource;
 use kube::runtime::controller::Controller;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::MANAGED_BY;
@@ -35,7 +36,14 @@ pub trait ControllerExt {
     )]
     fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
-        K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Debug
+            + Serialize
+            + DeserializeOwned
+            + Send
+            + Sync
+            + 'static,
         K::Scope: Scope;
 }
 
@@ -46,7 +54,14 @@ where
 {
     fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
-        K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Debug
+            + Serialize
+            + DeserializeOwned
+            + Send
+            + Sync
+            + 'static,
         K::Scope: Scope,
     {
         owned_by::<K, O>(self, &ctx.stateless())
@@ -57,14 +72,21 @@ where
 /// what [`Owns`](super::Owns) does for each kind it holds.
 pub(super) fn owned_by<K, O>(controller: Controller<O>, ctx: &Context) -> Controller<O>
 where
-    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+    K: Resource<DynamicType = ()>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static,
     K::Scope: Scope,
     O: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
     O::Scope: Scope,
 {
     let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
     let config = watcher::Config::default().labels(&managed);
-    controller.watches_stream(ctx.cache_of_kind::<K>(config), controller_of::<K, O>)
+    controller.watches_stream(ctx.owned_cache::<K>(config), controller_of::<_, O>)
 }
 
 /// The controller owner of `obj`, if it is an `O`: in `obj`'s namespace if `O` is namespaced

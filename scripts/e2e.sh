@@ -51,6 +51,11 @@ cd "$(dirname "$0")/.."
 
 repo=$PWD
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+case $CARGO_TARGET_DIR in /*) ;; *) CARGO_TARGET_DIR=$repo/$CARGO_TARGET_DIR ;; esac
+# rbuilder itself, built before the settings below, with the caller's: as `cargo test` (make
+# test) built it already, so nothing is compiled again.
+cargo build --quiet --bin rbuilder
+rbuilder=$CARGO_TARGET_DIR/debug/rbuilder
 # rbuilder's own target folder, which tests/generated.rs builds the same projects in, so that
 # the dependencies compiled there (and for rbuilder itself) are reused here. One-shot builds:
 # no incremental data and no debug info (gigabytes per project, and slower links), which
@@ -116,12 +121,11 @@ eventually "the test's namespace to be deleted" no_test_namespace
 pass "make test-e2e of examples/demo-microservice, its namespace deleted afterwards"
 
 echo "== e2e: a plain create api project"
-cargo build --quiet --target-dir "$repo/target" # rbuilder itself, as cargo test builds it
 mkdir "$work/guestbook-operator"
 (
   cd "$work/guestbook-operator"
-  "$repo/target/debug/rbuilder" init --domain my.domain >/dev/null
-  "$repo/target/debug/rbuilder" create api --group devops --kind Guestbook >/dev/null
+  "$rbuilder" init --domain my.domain >/dev/null
+  "$rbuilder" create api --group devops --kind Guestbook >/dev/null
   # For clusters where the tests may not create namespaces.
   E2E_NAMESPACE=default make test-e2e
 )
@@ -536,8 +540,8 @@ gone deployment "$sample" || fail "make undeploy left the sample's Deployment"
 pass "make undeploy"
 echo "== conversion between two versions of a kind, through the webhook"
 cd "$work/guestbook-operator"
-"$repo/target/debug/rbuilder" create api --group devops --version v2 --kind Guestbook >/dev/null
-"$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind Guestbook \
+"$rbuilder" create api --group devops --version v2 --kind Guestbook >/dev/null
+"$rbuilder" create webhook --group devops --version v1 --kind Guestbook \
   --conversion --spoke v2 >/dev/null
 kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
 kubectl wait --for condition=Established crd/guestbooks.devops.my.domain
@@ -551,7 +555,7 @@ stop_manager
 pass "conversion: a Guestbook created as v1 is read as v2 through the webhook, its fields kept"
 
 echo "== a built-in type's webhooks: Pods, except in kube-system and the manager's namespace"
-"$repo/target/debug/rbuilder" create webhook --group core --version v1 --kind Pod \
+"$rbuilder" create webhook --group core --version v1 --kind Pod \
   --defaulting --programmatic-validation >/dev/null
 # The user's logic: the defaulter labels every Pod it sees; the validator asks for deletions
 # and refuses deleting the Pod named kept.
@@ -621,8 +625,8 @@ echo "== conversion between versions with different fields, by field names"
 # The example's kind gets a plain v2 (no image: a second version of an --image kind is plain),
 # converted to and from v1 through the annotation that keeps what v2 has no field for.
 cd "$work/demo-microservice"
-"$repo/target/debug/rbuilder" create api --group devops --version v2 --kind DemoMicroService >/dev/null
-"$repo/target/debug/rbuilder" create webhook --group devops --version v1 --kind DemoMicroService \
+"$rbuilder" create api --group devops --version v2 --kind DemoMicroService >/dev/null
+"$rbuilder" create webhook --group devops --version v1 --kind DemoMicroService \
   --conversion --spoke v2 >/dev/null
 kubectl kustomize config/crd | local_webhooks | kubectl apply --server-side -f -
 kubectl wait --for condition=Established crd/demomicroservices.devops.my.domain

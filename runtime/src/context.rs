@@ -21,7 +21,7 @@ use crate::cache::{self, Caches};
 use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 use crate::namespaces::{self, Namespaces};
-use crate::owned::Slim;
+use crate::owned::{Ownable, Slim};
 use crate::shared_watches::SharedWatches;
 
 /// How long publishing an Event may hold up a reconcile.
@@ -269,15 +269,7 @@ impl<S> Context<S> {
         config: watcher::Config,
     ) -> impl Stream<Item = Result<PartialObjectMeta<K>, watcher::Error>> + Send + 'static
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + DeserializeOwned
-            + Serialize
-            + Debug
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: Scope,
+        K: Ownable,
     {
         let apis = self.watch_namespaces.apis(&self.client);
         let field_manager = self.field_manager.clone();

@@ -107,6 +107,8 @@
 //! ```
 
 mod error;
+#[doc(hidden)]
+pub mod instances;
 mod owns;
 mod slim;
 mod watch;
@@ -152,6 +154,34 @@ pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 /// and reports it once it recurs.
 #[deprecated(note = "a stale read is retried with the object's backoff; nothing reads this")]
 pub const STALE_RETRY: Duration = Duration::from_secs(1);
+
+/// What a kind needs for a controller to own its objects: a kind known when compiling
+/// (k8s-openapi's, or one of `#[derive(CustomResource)]`), whose objects the runtime reads and
+/// writes as JSON, keeps in a cache and hands between tasks. Every such kind has it: nothing
+/// implements it by hand, it names the bounds once.
+pub trait Ownable:
+    Resource<DynamicType = (), Scope: Scope>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Ownable for K where
+    K: Resource<DynamicType = (), Scope: Scope>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
 
 /// What [`Owned::apply`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,17 +345,7 @@ impl<S> Context<S> {
     }
 }
 
-impl<K> Owned<'_, K>
-where
-    K: Resource<DynamicType = (), Scope: Scope>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static,
-{
+impl<K: Ownable> Owned<'_, K> {
     /// This object under `name` instead of its owner's.
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();

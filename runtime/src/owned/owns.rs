@@ -8,10 +8,9 @@ use std::fmt::Debug;
 use kube::Resource;
 use kube::core::ApiResource;
 use kube::runtime::controller::Controller;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::watch;
+use super::{Ownable, watch};
 use crate::context::{Context, Scope};
 
 /// The kinds whose objects a controller of `O`s makes with [`Context::owned`] (or
@@ -61,15 +60,7 @@ where
     /// The kind `K` alone.
     pub fn kind<K>() -> Self
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + Debug
-            + Serialize
-            + DeserializeOwned
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: Scope,
+        K: Ownable,
     {
         Self::none().and::<K>()
     }
@@ -77,15 +68,7 @@ where
     /// These kinds and `K`.
     pub fn and<K>(mut self) -> Self
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + Debug
-            + Serialize
-            + DeserializeOwned
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: Scope,
+        K: Ownable,
     {
         // A kind said twice is watched once.
         if !self.resources().contains(&api_resource::<K>()) {

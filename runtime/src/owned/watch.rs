@@ -7,10 +7,9 @@ use kube::Resource;
 use kube::runtime::controller::Controller;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::MANAGED_BY;
+use super::{MANAGED_BY, Ownable};
 use crate::context::{Context, Scope};
 
 /// What a controller adds to kube's [`Controller`] for the objects it owns.
@@ -36,15 +35,7 @@ pub trait ControllerExt {
     )]
     fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + Debug
-            + Serialize
-            + DeserializeOwned
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: Scope;
+        K: Ownable;
 }
 
 impl<O> ControllerExt for Controller<O>
@@ -54,15 +45,7 @@ where
 {
     fn watch_owned<K>(self, ctx: &Context<impl Send + Sync + 'static>) -> Self
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + Debug
-            + Serialize
-            + DeserializeOwned
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: Scope,
+        K: Ownable,
     {
         owned_by::<K, O>(self, &ctx.stateless())
     }
@@ -72,15 +55,7 @@ where
 /// what [`Owns`](super::Owns) does for each kind it holds.
 pub(super) fn owned_by<K, O>(controller: Controller<O>, ctx: &Context) -> Controller<O>
 where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static,
-    K::Scope: Scope,
+    K: Ownable,
     O: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
     O::Scope: Scope,
 {

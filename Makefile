@@ -34,7 +34,8 @@ test: tools ## Run every test: unit, CLI, generated projects (with their integra
 	cargo test -p rbuilder --no-run
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-builds test-scaffolds
 	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" \
-	  cargo test -p rbuilder-runtime --all-features -- --include-ignored
+	  cargo test -p rbuilder-runtime -p rbuilder-runtime-core -p rbuilder-manifests --all-features \
+	  -- --include-ignored
 	$(MAKE) e2e
 
 .PHONY: test-builds test-scaffolds
@@ -65,9 +66,9 @@ SHELL_SCRIPTS := .ci/run $(wildcard scripts/*) $(wildcard bench/*.sh)
 lint: tools ## rustfmt, clippy and shellcheck, as CI runs them
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
-	# The runtime as a generated project's manager builds it: without its build-time tools and
-	# test harnesses (the features manifests and testing).
-	cargo clippy --locked -p rbuilder-runtime --no-default-features -- -D warnings
+	# The runtime as a generated project's manager builds it: its core, without the test
+	# harnesses (the feature testing).
+	cargo clippy --locked -p rbuilder-runtime-core -- -D warnings
 	# The runtime's documentation (cargo doc in a project) without broken links.
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p rbuilder-runtime --no-deps --all-features
 	shellcheck $(SHELL_SCRIPTS)

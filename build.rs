@@ -1,6 +1,6 @@
 //! Rebuilds when a template or the runtime changes (include_dir! only tracks the files that
 //! existed at the last build), reads the versions generated projects build against from the
-//! runtime's manifest, `runtime/Cargo.toml`: the one place they are written (see
+//! runtime's manifest, `runtime/core/Cargo.toml`: the one place they are written (see
 //! src/versions.rs), and names the commit rbuilder is built from (`commit`).
 
 use std::fs;
@@ -9,11 +9,13 @@ fn main() {
     commit();
     // The runtime through embedded/, its links, which the packaged crate holds as files.
     println!("cargo:rerun-if-changed=templates");
-    println!("cargo:rerun-if-changed=embedded/runtime-src");
-    println!("cargo:rerun-if-changed=embedded/runtime-Cargo.toml");
-    let manifest = match fs::read_to_string("embedded/runtime-Cargo.toml") {
+    for part in ["runtime", "runtime-core", "runtime-manifests"] {
+        println!("cargo:rerun-if-changed=embedded/{part}-src");
+        println!("cargo:rerun-if-changed=embedded/{part}-Cargo.toml");
+    }
+    let manifest = match fs::read_to_string("embedded/runtime-core-Cargo.toml") {
         Ok(manifest) => manifest,
-        Err(error) => panic!("cannot read runtime/Cargo.toml: {error}"),
+        Err(error) => panic!("cannot read runtime/core/Cargo.toml: {error}"),
     };
     for (variable, crate_name) in [
         ("RUNTIME_KUBE", "kube"),
@@ -29,7 +31,9 @@ fn main() {
         .lines()
         .find(|line| line.starts_with("k8s-openapi = "))
         .and_then(|line| line.split('"').find(|word| word.starts_with("v1_")))
-        .unwrap_or_else(|| panic!("runtime/Cargo.toml: k8s-openapi has no v1_<minor> feature"));
+        .unwrap_or_else(|| {
+            panic!("runtime/core/Cargo.toml: k8s-openapi has no v1_<minor> feature")
+        });
     println!("cargo:rustc-env=RUNTIME_K8S_OPENAPI_FEATURE={feature}");
     let kubernetes = feature.trim_start_matches('v').replace('_', ".");
     println!("cargo:rustc-env=RUNTIME_KUBERNETES={kubernetes}");
@@ -94,5 +98,5 @@ fn dependency_version<'a>(manifest: &'a str, crate_name: &str) -> &'a str {
             let rest = rest.strip_prefix("{ version = ").unwrap_or(rest);
             rest.split('"').nth(1)
         })
-        .unwrap_or_else(|| panic!("runtime/Cargo.toml: no version for {crate_name}"))
+        .unwrap_or_else(|| panic!("runtime/core/Cargo.toml: no version for {crate_name}"))
 }

@@ -23,13 +23,13 @@ use crate::model::{ApiTypes, Resource};
 /// The runtime's `role.rs` (plain data: std, serde, serde_json), compiled here too, so that the
 /// role rbuilder writes when it scaffolds and the one the generated `manifests` binary writes
 /// come from one implementation of rule merging and of the scope rules.
-#[path = "../embedded/runtime-src/role.rs"]
+#[path = "../embedded/runtime-core-src/role.rs"]
 pub mod role;
 
 /// The runtime's `admission.rs` (std and serde_json only), compiled here too for the same
 /// reason: the webhook configurations, and which objects each webhook sees by the operator's
 /// scope, have one implementation.
-#[path = "../embedded/runtime-src/admission.rs"]
+#[path = "../embedded/runtime-core-src/admission.rs"]
 pub mod admission;
 
 use role::Rule;
@@ -354,11 +354,11 @@ mod tests {
 
     #[test]
     fn the_header_is_the_runtimes() {
-        let runtime = include_str!("../embedded/runtime-src/manifests.rs");
+        let runtime = include_str!("../embedded/runtime-manifests-src/lib.rs");
         let quoted = format!("{:?}", GENERATED_HEADER);
         assert!(
             runtime.contains(&quoted),
-            "runtime/src/manifests.rs lacks {quoted}"
+            "runtime/manifests/src/lib.rs lacks {quoted}"
         );
     }
 

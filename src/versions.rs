@@ -1,6 +1,6 @@
 //! The versions of what generated projects build against: one place, read by the
 //! templates (Cargo.toml, Dockerfile, CI) and by `rbuilder version`. The crates' versions are
-//! those of the runtime's manifest, `runtime/Cargo.toml` (read by build.rs), which rbuilder's
+//! those of the runtime's manifest, `runtime/core/Cargo.toml` (read by build.rs), which rbuilder's
 //! own `cargo test` builds and tests against: bump them there, then run the generated-project
 //! tests.
 
@@ -69,14 +69,26 @@ mod tests {
         );
     }
 
-    /// The runtime written into a project carries the version of the rbuilder that wrote it.
+    /// The runtime written into a project carries the version of the rbuilder that wrote it,
+    /// in each of its crates.
     #[test]
     fn the_runtime_is_versioned_with_rbuilder() {
-        let manifest = include_str!("../embedded/runtime-Cargo.toml");
         let version = format!("\nversion = \"{}\"\n", env!("CARGO_PKG_VERSION"));
-        assert!(
-            manifest.contains(&version),
-            "runtime/Cargo.toml lacks {version:?}"
-        );
+        for (path, manifest) in [
+            ("runtime", include_str!("../embedded/runtime-Cargo.toml")),
+            (
+                "runtime/core",
+                include_str!("../embedded/runtime-core-Cargo.toml"),
+            ),
+            (
+                "runtime/manifests",
+                include_str!("../embedded/runtime-manifests-Cargo.toml"),
+            ),
+        ] {
+            assert!(
+                manifest.contains(&version),
+                "{path}/Cargo.toml lacks {version:?}"
+            );
+        }
     }
 }

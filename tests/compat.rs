@@ -125,7 +125,7 @@ fn add_an_operator_field(runtime_lib: &str) -> String {
         assert_eq!(
             lib.matches(before).count(),
             1,
-            "runtime/src/lib.rs changed: adapt this test's patch ({before:?})"
+            "runtime/core/src/lib.rs changed: adapt this test's patch ({before:?})"
         );
         lib = lib.replace(before, after);
     }
@@ -156,18 +156,23 @@ fn a_new_operator_field_keeps_todays_projects_compiling() {
                 std::fs::write(dir.join(path), bytes).expect("write a runtime file");
             }
         }
-        let lib = dir.join("runtime/src/lib.rs");
+        let lib = dir.join("runtime/core/src/lib.rs");
         let later = add_an_operator_field(&std::fs::read_to_string(&lib).expect("the runtime"));
         std::fs::write(&lib, later).expect("write the runtime");
-        let manifest = dir.join("runtime/Cargo.toml");
-        let later = later_version(&std::fs::read_to_string(&manifest).expect("the manifest"));
-        std::fs::write(&manifest, later).expect("write the manifest");
+        for folder in RUNTIME_CRATES {
+            let manifest = dir.join(folder).join("Cargo.toml");
+            let later = later_version(&std::fs::read_to_string(&manifest).expect("the manifest"));
+            std::fs::write(&manifest, later).expect("write the manifest");
+        }
         println!("{tree}, its runtime's Operator with one more field");
         check(&dir);
     }
 }
 
-/// The runtime's manifest at a later version, as a later rbuilder's would be. It also keeps
+/// The runtime's crates, each of which a later rbuilder writes at its version.
+const RUNTIME_CRATES: [&str; 3] = ["runtime", "runtime/core", "runtime/manifests"];
+
+/// A runtime crate's manifest at a later version, as a later rbuilder's would be. It also keeps
 /// the patched runtime apart in the shared target folder: cargo names a path dependency's
 /// build by its name, version and path within the workspace (`runtime/`, the same in every
 /// tree), so at the same version another tree's build could take this one for its own.
@@ -176,20 +181,24 @@ fn later_version(runtime_manifest: &str) -> String {
     assert_eq!(
         runtime_manifest.matches(before).count(),
         1,
-        "runtime/Cargo.toml changed: adapt this test's patch"
+        "a runtime crate's Cargo.toml changed: adapt this test's patch"
     );
     runtime_manifest.replacen(before, "\nversion = \"999.0.0-later+", 1)
 }
 
-/// The patches apply to this runtime (checked fast, so that a change to runtime/src/lib.rs or
-/// runtime/Cargo.toml shows here rather than in the slow test).
+/// The patches apply to this runtime (checked fast, so that a change to runtime/core/src/lib.rs
+/// or a runtime crate's Cargo.toml shows here rather than in the slow test).
 #[test]
 fn the_later_runtime_patches_apply() {
-    let lib = std::fs::read_to_string(repo().join("runtime/src/lib.rs")).expect("the runtime");
+    let lib = repo().join("runtime/core/src/lib.rs");
+    let lib = std::fs::read_to_string(lib).expect("the runtime");
     assert!(add_an_operator_field(&lib).contains("later: None,"));
-    let manifest = std::fs::read_to_string(repo().join("runtime/Cargo.toml")).expect("manifest");
-    let later = later_version(&manifest);
-    assert!(later.contains("\nversion = \"999.0.0-later+"), "{later}");
+    for folder in RUNTIME_CRATES {
+        let manifest = repo().join(folder).join("Cargo.toml");
+        let manifest = std::fs::read_to_string(manifest).expect("manifest");
+        let later = later_version(&manifest);
+        assert!(later.contains("\nversion = \"999.0.0-later+"), "{later}");
+    }
 }
 
 /// The trees the slow test updates are the golden trees, each a project.

@@ -9,10 +9,10 @@
 //! schema and shellcheck.
 //!
 //! Slow (minutes), so `#[ignore]`d: a plain `cargo test` stays fast and offline, and
-//! `make test` runs these too (`cargo test -- --include-ignored`). Every tree shares rbuilder's
-//! own target folder (`common::shared_target_dir`), so the dependencies compile once. Needs cargo, make,
-//! kubectl, kubernetes-validate, check-jsonschema, zizmor and shellcheck on PATH (`make test`
-//! installs the last four).
+//! `make test` runs these too (`cargo test -- --include-ignored`). Every tree builds in
+//! rbuilder's own target folder, as cargo's build folder (`common::as_a_users_build`), so the
+//! dependencies compile once. Needs cargo, make, kubectl, kubernetes-validate, check-jsonschema,
+//! zizmor and shellcheck on PATH (`make test` installs the last four).
 
 mod common;
 
@@ -22,8 +22,8 @@ use std::sync::OnceLock;
 
 use common::control_plane::ControlPlane;
 use common::{
-    as_a_users_build, project_dir, project_files, rbuilder, repo, share_runtime_build,
-    shared_target_dir, snapshot, variants,
+    as_a_users_build, project_dir, project_files, rbuilder, repo, share_runtime_build, snapshot,
+    variants,
 };
 use serde_json::Value;
 
@@ -175,23 +175,16 @@ fn check_project(dir: &Path) {
 }
 
 /// The manager, as the image builds it (`cargo build`, no features), gets the runtime without
-/// its build-time tools (the manifests and Helm chart generators, feature `manifests`) and test
-/// harnesses (feature `testing`, for the tests only).
+/// its build-time tools (the manifests and Helm chart generators, the crate rbuilder-manifests
+/// behind the feature `manifests`) and test harnesses (feature `testing`, for the tests only).
 fn check_manager_holds_no_build_time_tools(dir: &Path) {
     let name = dir
         .file_name()
         .and_then(|n| n.to_str())
         .expect("folder name");
     // The features of the runtime in the build of the manager: without the dev-dependencies.
-    let args = [
-        "tree",
-        "--locked",
-        "--edges",
-        "normal,features",
-        "--invert",
-        "rbuilder-runtime",
-    ];
-    let tree = run(dir, "cargo", &args);
+    let args = ["tree", "--locked", "--edges", "normal,features", "--invert"];
+    let tree = run(dir, "cargo", &[&args[..], &["rbuilder-runtime"]].concat());
     for feature in ["manifests", "testing"] {
         let quoted = format!("rbuilder-runtime feature \"{feature}\"");
         assert!(
@@ -203,6 +196,20 @@ fn check_manager_holds_no_build_time_tools(dir: &Path) {
         tree.contains("rbuilder-runtime"),
         "cargo tree shows no runtime:\n{tree}"
     );
+    let all = run(dir, "cargo", &["tree", "--locked", "--edges", "normal"]);
+    assert!(
+        !all.contains("rbuilder-manifests"),
+        "{name}'s manager links the build-time tools:\n{all}"
+    );
+    let core = run(
+        dir,
+        "cargo",
+        &[&args[..], &["rbuilder-runtime-core"]].concat(),
+    );
+    assert!(
+        !core.contains("feature \"testing\""),
+        "{name}'s manager builds the runtime's core with its test harnesses:\n{core}"
+    );
 }
 
 /// The manager, started with no cluster reachable by `cargo run`, says so in one line and
@@ -212,7 +219,7 @@ fn check_manager_without_a_cluster(dir: &Path) {
         .file_name()
         .and_then(|n| n.to_str())
         .expect("folder name");
-    let manager = shared_target_dir().join("debug").join(name);
+    let manager = dir.join("target/debug").join(name);
     let help = Command::new(&manager)
         .arg("--help")
         .output()

@@ -167,6 +167,8 @@ const CRATE_ROOTS: &[&str] = &[
     "tests/e2e/main.rs",
     "tests/integration/main.rs",
     "runtime/src/lib.rs",
+    "runtime/core/src/lib.rs",
+    "runtime/manifests/src/lib.rs",
 ];
 
 #[test]

@@ -1,10 +1,11 @@
 //! The templates: files under `templates/`, embedded in the binary so rbuilder needs nothing
 //! from disk at run time. A `.tera` file is rendered with Tera; any other file is copied as it
-//! is. The operator runtime, a crate of rbuilder's workspace (`runtime/`), is embedded too, as
-//! if it were under `templates/owned/runtime/`: every project gets its files byte for byte. It
-//! is read through `embedded/`, links to `runtime/src` and `runtime/Cargo.toml`: cargo leaves
-//! a folder with a Cargo.toml of its own (another crate) out of rbuilder's package, the links'
-//! targets go in (see Cargo.toml), so the packaged rbuilder embeds the runtime too.
+//! is. The operator runtime, crates of rbuilder's workspace (`runtime/` and the two under it), is
+//! embedded too, as if it were under `templates/owned/runtime/`: every project gets its files
+//! byte for byte. It is read through `embedded/`, links to each crate's `src` and `Cargo.toml`:
+//! cargo leaves a folder with a Cargo.toml of its own (another crate) out of rbuilder's
+//! package, the links' targets go in (see Cargo.toml), so the packaged rbuilder embeds the
+//! runtime too.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -17,9 +18,25 @@ use super::{lifted, rust_layout};
 use crate::model::with_article;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
-/// The runtime's manifest and sources; not its own tests (runtime/tests), which run here only.
-static RUNTIME_SOURCES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-src");
-static RUNTIME_MANIFEST: &str = include_str!("../../embedded/runtime-Cargo.toml");
+/// The runtime's crates, each with its folder under `runtime/`, its manifest and its sources;
+/// not the runtime's own tests (runtime/tests), which run here only.
+static RUNTIME_CRATES: [(&str, &str, Dir<'static>); 3] = [
+    (
+        "",
+        include_str!("../../embedded/runtime-Cargo.toml"),
+        include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-src"),
+    ),
+    (
+        "core/",
+        include_str!("../../embedded/runtime-core-Cargo.toml"),
+        include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-core-src"),
+    ),
+    (
+        "manifests/",
+        include_str!("../../embedded/runtime-manifests-Cargo.toml"),
+        include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-manifests-src"),
+    ),
+];
 
 /// Where the runtime's files are found among the templates.
 const RUNTIME_PREFIX: &str = "owned/runtime/";
@@ -139,14 +156,12 @@ fn internal(e: tera::Error) -> anyhow::Error {
 /// Every template: those of `templates/`, and the runtime's files as raw ones.
 fn collect_all(tera: &mut Vec<(String, &'static str)>, raw: &mut Vec<(String, &'static str)>) {
     collect(&TEMPLATES, "", tera, raw);
-    raw.push((format!("{RUNTIME_PREFIX}Cargo.toml"), RUNTIME_MANIFEST));
     let mut runtime = Vec::new();
-    collect(
-        &RUNTIME_SOURCES,
-        &format!("{RUNTIME_PREFIX}src/"),
-        &mut runtime,
-        raw,
-    );
+    for (folder, manifest, sources) in &RUNTIME_CRATES {
+        raw.push((format!("{RUNTIME_PREFIX}{folder}Cargo.toml"), manifest));
+        let prefix = format!("{RUNTIME_PREFIX}{folder}src/");
+        collect(sources, &prefix, &mut runtime, raw);
+    }
     // A `.tera` file there would be written without being rendered.
     debug_assert!(runtime.is_empty(), "runtime/ holds no templates");
 }

@@ -210,14 +210,14 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
     let dashboard: serde_json::Value =
         serde_json::from_str(&read(&dir, "grafana/controller-runtime-metrics.json")).unwrap();
     let exprs = dashboard["panels"].to_string();
-    // Metrics the runtime exports (runtime/src/metrics.rs), under controller-runtime's names.
+    // Metrics the runtime exports (runtime/core/src/metrics.rs), under controller-runtime's names.
     for metric in [
         "controller_runtime_reconcile_total",
         "controller_runtime_reconcile_errors_total",
         "controller_runtime_reconcile_time_seconds_bucket",
         "controller_runtime_active_workers",
         "rest_client_requests_total",
-        // The work queue's, as kubebuilder's dashboard reads them (runtime/src/queue_metrics.rs;
+        // The work queue's, as kubebuilder's dashboard reads them (runtime/core/src/queue_metrics.rs;
         // its envtest scrapes them from a running manager).
         "workqueue_depth",
         "workqueue_adds_total",
@@ -229,8 +229,8 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
     ] {
         assert!(exprs.contains(metric), "no {metric} in the dashboard");
     }
-    assert!(read(&dir, "runtime/src/metrics.rs").contains("\"controller_runtime_active_workers\""));
-    let queue = read(&dir, "runtime/src/queue_metrics.rs");
+    assert!(read(&dir, "runtime/core/src/metrics.rs").contains("\"controller_runtime_active_workers\""));
+    let queue = read(&dir, "runtime/core/src/queue_metrics.rs");
     assert!(queue.contains("\"workqueue_depth\"") && queue.contains("\"workqueue_adds\""));
     assert!(read(&dir, "PROJECT").contains("grafana.rbuilder.io/v1-alpha: {}"));
 

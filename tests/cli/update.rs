@@ -10,7 +10,7 @@ use predicates::str::contains;
 fn owned_files_say_so_and_user_files_do_not() {
     let (_tmp, dir) = demo_project();
     for owned in [
-        "runtime/src/controller.rs",
+        "runtime/core/src/controller.rs",
         "runtime/Cargo.toml",
         "src/bin/manifests.rs",
     ] {
@@ -84,21 +84,21 @@ fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_fi
 
     // An owned file an older rbuilder wrote (simulated: deleted) comes back; a user edit stays
     // and is listed.
-    fs::remove_file(dir.join("runtime/src/events.rs")).unwrap();
+    fs::remove_file(dir.join("runtime/core/src/events.rs")).unwrap();
     let controller = "src/controller/demo_micro_service.rs";
     let mine = format!("{}// my change\n", read(&dir, controller));
     fs::write(dir.join(controller), &mine).unwrap();
     rbuilder(&dir, &["update"])
         .success()
-        .stdout(contains("create runtime/src/events.rs"))
+        .stdout(contains("create runtime/core/src/events.rs"))
         .stdout(contains(format!(
             "Changed by you alone, as rbuilder's templates still write them (nothing to port):\n  \
              {controller}\n"
         )));
     assert_eq!(read(&dir, controller), mine);
     assert_eq!(
-        fs::read(dir.join("runtime/src/events.rs")).unwrap(),
-        *pristine[std::path::Path::new("runtime/src/events.rs")]
+        fs::read(dir.join("runtime/core/src/events.rs")).unwrap(),
+        *pristine[std::path::Path::new("runtime/core/src/events.rs")]
             .as_ref()
             .unwrap()
     );
@@ -139,14 +139,14 @@ fn update_restores_owned_files_keeps_user_edits_and_refuses_hand_edited_owned_fi
 fn update_dry_run_says_what_the_run_would() {
     let (_tmp, dir) = demo_project();
     let version = made_by(&dir, "0.0.1");
-    fs::remove_file(dir.join("runtime/src/events.rs")).unwrap();
+    fs::remove_file(dir.join("runtime/core/src/events.rs")).unwrap();
     let controller = "src/controller/demo_micro_service.rs";
     let mine = format!("{}// my change\n", read(&dir, controller));
     fs::write(dir.join(controller), &mine).unwrap();
     let before = snapshot(&dir);
     rbuilder(&dir, &["update", "--dry-run"])
         .success()
-        .stdout(contains("create runtime/src/events.rs"))
+        .stdout(contains("create runtime/core/src/events.rs"))
         .stdout(contains("update PROJECT"))
         .stdout(contains(format!(
             "Would update the rbuilder-owned files from rbuilder 0.0.1 to rbuilder {version}."
@@ -164,15 +164,15 @@ fn update_records_its_version_and_deletes_owned_files_it_no_longer_writes() {
     let (_tmp, dir) = demo_project();
     let version = made_by(&dir, "0.0.1");
     // What an older rbuilder's runtime had, copied with its ownership header.
-    let old_module = read(&dir, "runtime/src/crd.rs");
-    fs::write(dir.join("runtime/src/old.rs"), old_module).unwrap();
+    let old_module = read(&dir, "runtime/core/src/crd.rs");
+    fs::write(dir.join("runtime/core/src/old.rs"), old_module).unwrap();
     rbuilder(&dir, &["update"])
         .success()
-        .stdout(contains("delete runtime/src/old.rs"))
+        .stdout(contains("delete runtime/core/src/old.rs"))
         .stdout(contains(format!(
             "from rbuilder 0.0.1 to rbuilder {version}"
         )));
-    assert!(!dir.join("runtime/src/old.rs").exists());
+    assert!(!dir.join("runtime/core/src/old.rs").exists());
     assert!(read(&dir, "PROJECT").contains(&format!("cliVersion: {version}\n")));
 }
 

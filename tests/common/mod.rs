@@ -109,9 +109,15 @@ pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `command` set up to build a generated project as a user's shell would, in the shared
-/// target folder ([`shared_target_dir`]), one-shot (no incremental data, no debug info: they
-/// would cost gigabytes per project and slower links, and change nothing a test looks at).
+/// `command` set up to build a generated project as a user's shell would, its intermediate
+/// files in the shared folder ([`shared_target_dir`], as cargo's build folder), one-shot (no
+/// incremental data, no debug info: they would cost gigabytes per project and slower links, and
+/// change nothing a test looks at).
+///
+/// The binaries go to the project's own `target/`, as a user's do: in a shared target folder,
+/// `target/debug/manifests` (every project has one) and the example's binaries (the recipes of
+/// docs/extending.md build copies of it) were one file for every tree built side by side, and a
+/// tree could run another's `manifests --check` between its build and its run.
 ///
 /// Without the variables cargo sets for a running test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`
 /// and the like): build scripts such as ring's ask to run again when those change
@@ -140,7 +146,8 @@ pub fn as_a_users_build(command: &mut std::process::Command) -> &mut std::proces
         }
     }
     command
-        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_BUILD_BUILD_DIR", shared_target_dir())
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
 }
@@ -302,22 +309,28 @@ pub fn is_runtime_file(path: &Path) -> bool {
     path.starts_with("runtime")
 }
 
-/// The workspace's runtime files, by their path in a project: `runtime/Cargo.toml` and
-/// `runtime/src/...`, each of which rbuilder writes into every project byte for byte, under a
+/// The workspace's runtime files, by their path in a project: the `Cargo.toml` and `src/...` of
+/// `runtime/`, `runtime/core/` and `runtime/manifests/`, each of which rbuilder writes into every project byte for byte, under a
 /// header of comments (the project's license, rbuilder's ownership stamp). Golden trees other
 /// than the example hold no copy of them (one copy of the runtime in the repository: a change to
 /// it is one diff); tests that build a tree write in what a fresh scaffold writes.
 pub fn runtime_files() -> BTreeMap<PathBuf, PathBuf> {
     let runtime = repo().join("runtime");
-    let mut files: BTreeMap<PathBuf, PathBuf> = snapshot(&runtime.join("src"))
-        .into_iter()
-        .filter(|(_, contents)| contents.is_some())
-        .map(|(path, _)| {
-            let source = runtime.join("src").join(&path);
-            (Path::new("runtime/src").join(path), source)
-        })
-        .collect();
-    files.insert("runtime/Cargo.toml".into(), runtime.join("Cargo.toml"));
+    let mut files = BTreeMap::new();
+    // The runtime's crates: runtime/ itself and those under it.
+    for folder in ["", "core", "manifests"] {
+        let source = runtime.join(folder);
+        let project = Path::new("runtime").join(folder);
+        for (path, contents) in snapshot(&source.join("src")) {
+            if contents.is_some() {
+                files.insert(
+                    project.join("src").join(&path),
+                    source.join("src").join(path),
+                );
+            }
+        }
+        files.insert(project.join("Cargo.toml"), source.join("Cargo.toml"));
+    }
     files
 }
 

@@ -8,7 +8,7 @@ use kube::{CustomResourceExt, KubeSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{Operator, crd};
+use rbuilder_runtime_core::{Operator, crd};
 
 /// A kind with one field per marker of the table.
 #[derive(kube::CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug)]

@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use crate::namespaces::Namespaces;
-use crate::role::{MANAGER_NAMESPACE, ROLE_NAME};
+use rbuilder_runtime_core::namespaces::Namespaces;
+use rbuilder_runtime_core::role::{MANAGER_NAMESPACE, ROLE_NAME};
 
 /// The Roles and RoleBindings in the other watched namespaces.
 pub const RBAC_FILE: &str = "config/rbac/watched_namespaces.yaml";

@@ -78,8 +78,8 @@ pub use control_plane::ControlPlane;
 
 use crate::checks;
 use crate::context::Scope;
+use crate::derived;
 use crate::manager::{KUBE_API_BURST, KUBE_API_QPS, controllers_client};
-use crate::manifests;
 use crate::metrics::Metrics;
 use crate::namespaces::Namespaces;
 use crate::rate_limit::ClientRateLimitLayer;
@@ -177,7 +177,7 @@ impl Environment {
         if let (Some(server), Some(base_url)) = (&webhooks, &base_url) {
             let namespace = manager_namespace(operator);
             webhooks::install_configurations(&client, operator, base_url, &ca, namespace).await?;
-            if !manifests::webhook_configurations(operator)?.is_empty() {
+            if !derived::webhook_configurations(operator)?.is_empty() {
                 webhooks::wait_until_called(&client, server, &ca).await?;
             }
         }

@@ -39,7 +39,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::control_plane::ControlPlane;
 use super::{FIELD_MANAGER, NAMESPACE};
 use crate::admission::SERVICE;
-use crate::manifests;
+use crate::derived;
 use crate::tls::{self, CertReloader, TlsListener};
 use crate::{Operator, serve, webhook};
 
@@ -161,7 +161,7 @@ pub(crate) async fn install_crds(
 ) -> anyhow::Result<()> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut installed = Vec::new();
-    for mut crd in manifests::crds(operator)? {
+    for mut crd in derived::crds(operator)? {
         if let Some(conversion) = crd.pointer_mut("/spec/conversion/webhook") {
             let Some(base_url) = base_url else {
                 bail!("a CRD converts through a webhook, but the operator serves none");
@@ -225,7 +225,7 @@ pub(crate) async fn install_configurations(
     ca: &str,
     namespace: &str,
 ) -> anyhow::Result<()> {
-    let configurations = manifests::webhook_configurations(operator)?;
+    let configurations = derived::webhook_configurations(operator)?;
     for mut configuration in configurations {
         let kind = configuration["kind"]
             .as_str()

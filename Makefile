@@ -34,7 +34,8 @@ test: tools ## Run every test: unit, CLI, generated projects (with their integra
 	cargo test -p rbuilder --no-run
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-builds test-scaffolds
 	KUBEBUILDER_ASSETS="$$(scripts/envtest-assets)" \
-	  cargo test -p rbuilder-runtime -p rbuilder-runtime-core -p rbuilder-manifests --all-features \
+	  cargo test -p rbuilder-runtime -p rbuilder-runtime-core -p rbuilder-manifests -p rbuilder-testing \
+	  --all-features \
 	  -- --include-ignored
 	$(MAKE) e2e
 
@@ -66,8 +67,7 @@ SHELL_SCRIPTS := .ci/run $(wildcard scripts/*) $(wildcard bench/*.sh)
 lint: tools ## rustfmt, clippy and shellcheck, as CI runs them
 	cargo fmt --check
 	cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
-	# The runtime as a generated project's manager builds it: its core, without the test
-	# harnesses (the feature testing).
+	# The runtime as a generated project's manager builds it: its core alone.
 	cargo clippy --locked -p rbuilder-runtime-core -- -D warnings
 	# The runtime's documentation (cargo doc in a project) without broken links.
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p rbuilder-runtime --no-deps --all-features

@@ -9,7 +9,12 @@ fn main() {
     commit();
     // The runtime through embedded/, its links, which the packaged crate holds as files.
     println!("cargo:rerun-if-changed=templates");
-    for part in ["runtime", "runtime-core", "runtime-manifests"] {
+    for part in [
+        "runtime",
+        "runtime-core",
+        "runtime-manifests",
+        "runtime-testing",
+    ] {
         println!("cargo:rerun-if-changed=embedded/{part}-src");
         println!("cargo:rerun-if-changed=embedded/{part}-Cargo.toml");
     }

@@ -76,7 +76,7 @@ manager=$project-controller-manager
 cp -r testdata/helm-chart "$work/$project"
 # The golden tree holds no copy of the runtime (rbuilder writes the workspace's, byte for byte).
 mkdir "$work/$project/runtime"
-cp -rp runtime/Cargo.toml runtime/src runtime/core runtime/manifests "$work/$project/runtime/"
+cp -rp runtime/Cargo.toml runtime/src runtime/core runtime/manifests runtime/testing "$work/$project/runtime/"
 cd "$work/$project"
 
 echo "== make helm: the chart's templates from config/default"

@@ -84,6 +84,10 @@ mod tests {
                 "runtime/manifests",
                 include_str!("../embedded/runtime-manifests-Cargo.toml"),
             ),
+            (
+                "runtime/testing",
+                include_str!("../embedded/runtime-testing-Cargo.toml"),
+            ),
         ] {
             assert!(
                 manifest.contains(&version),

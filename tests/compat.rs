@@ -170,7 +170,12 @@ fn a_new_operator_field_keeps_todays_projects_compiling() {
 }
 
 /// The runtime's crates, each of which a later rbuilder writes at its version.
-const RUNTIME_CRATES: [&str; 3] = ["runtime", "runtime/core", "runtime/manifests"];
+const RUNTIME_CRATES: [&str; 4] = [
+    "runtime",
+    "runtime/core",
+    "runtime/manifests",
+    "runtime/testing",
+];
 
 /// A runtime crate's manifest at a later version, as a later rbuilder's would be. It also keeps
 /// the patched runtime apart in the shared target folder: cargo names a path dependency's

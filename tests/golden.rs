@@ -169,6 +169,7 @@ const CRATE_ROOTS: &[&str] = &[
     "runtime/src/lib.rs",
     "runtime/core/src/lib.rs",
     "runtime/manifests/src/lib.rs",
+    "runtime/testing/src/lib.rs",
 ];
 
 #[test]

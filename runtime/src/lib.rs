@@ -21,10 +21,10 @@
 //!   mocked API server for unit tests, a real API server for integration tests, and the harness
 //!   of the end-to-end tests.
 //!
-//! This crate holds no code: it gathers the crates that do (`core/`, what the manager links,
-//! and `manifests/`, the build-time tools), so that a project names one crate and each part is
-//! compiled only where it is used. A feature adds a part; none changes what the manager's code
-//! is, so the manager, the `manifests` binary and the tests share one build of it.
+//! This crate holds no code: it gathers the crates that do (`core/`, what the manager links;
+//! `manifests/`, the build-time tools; `testing/`, the test support), so that a project names
+//! one crate and each part is compiled only where it is used. A feature adds a crate and
+//! changes nothing of the core: the manager and the `manifests` binary share one build of it.
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
@@ -36,3 +36,5 @@ pub use rbuilder_runtime_core::*;
 pub use rbuilder_manifests as manifests;
 #[cfg(feature = "manifests")]
 pub use rbuilder_manifests::helm;
+#[cfg(feature = "testing")]
+pub use rbuilder_testing::{e2e, envtest, testing};

@@ -1,6 +1,6 @@
 //! The templates: files under `templates/`, embedded in the binary so rbuilder needs nothing
 //! from disk at run time. A `.tera` file is rendered with Tera; any other file is copied as it
-//! is. The operator runtime, crates of rbuilder's workspace (`runtime/` and the two under it), is
+//! is. The operator runtime, crates of rbuilder's workspace (`runtime/` and the three under it), is
 //! embedded too, as if it were under `templates/owned/runtime/`: every project gets its files
 //! byte for byte. It is read through `embedded/`, links to each crate's `src` and `Cargo.toml`:
 //! cargo leaves a folder with a Cargo.toml of its own (another crate) out of rbuilder's
@@ -20,7 +20,7 @@ use crate::model::with_article;
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The runtime's crates, each with its folder under `runtime/`, its manifest and its sources;
 /// not the runtime's own tests (runtime/tests), which run here only.
-static RUNTIME_CRATES: [(&str, &str, Dir<'static>); 3] = [
+static RUNTIME_CRATES: [(&str, &str, Dir<'static>); 4] = [
     (
         "",
         include_str!("../../embedded/runtime-Cargo.toml"),
@@ -35,6 +35,11 @@ static RUNTIME_CRATES: [(&str, &str, Dir<'static>); 3] = [
         "manifests/",
         include_str!("../../embedded/runtime-manifests-Cargo.toml"),
         include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-manifests-src"),
+    ),
+    (
+        "testing/",
+        include_str!("../../embedded/runtime-testing-Cargo.toml"),
+        include_dir!("$CARGO_MANIFEST_DIR/embedded/runtime-testing-src"),
     ),
 ];
 

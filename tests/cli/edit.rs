@@ -229,7 +229,9 @@ fn the_grafana_plugin_writes_dashboards_of_the_exported_metrics() {
     ] {
         assert!(exprs.contains(metric), "no {metric} in the dashboard");
     }
-    assert!(read(&dir, "runtime/core/src/metrics.rs").contains("\"controller_runtime_active_workers\""));
+    assert!(
+        read(&dir, "runtime/core/src/metrics.rs").contains("\"controller_runtime_active_workers\"")
+    );
     let queue = read(&dir, "runtime/core/src/queue_metrics.rs");
     assert!(queue.contains("\"workqueue_depth\"") && queue.contains("\"workqueue_adds\""));
     assert!(read(&dir, "PROJECT").contains("grafana.rbuilder.io/v1-alpha: {}"));

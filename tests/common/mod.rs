@@ -310,7 +310,7 @@ pub fn is_runtime_file(path: &Path) -> bool {
 }
 
 /// The workspace's runtime files, by their path in a project: the `Cargo.toml` and `src/...` of
-/// `runtime/`, `runtime/core/` and `runtime/manifests/`, each of which rbuilder writes into every project byte for byte, under a
+/// `runtime/` and of its crates `core/`, `manifests/` and `testing/`, each of which rbuilder writes into every project byte for byte, under a
 /// header of comments (the project's license, rbuilder's ownership stamp). Golden trees other
 /// than the example hold no copy of them (one copy of the runtime in the repository: a change to
 /// it is one diff); tests that build a tree write in what a fresh scaffold writes.
@@ -318,7 +318,7 @@ pub fn runtime_files() -> BTreeMap<PathBuf, PathBuf> {
     let runtime = repo().join("runtime");
     let mut files = BTreeMap::new();
     // The runtime's crates: runtime/ itself and those under it.
-    for folder in ["", "core", "manifests"] {
+    for folder in ["", "core", "manifests", "testing"] {
         let source = runtime.join(folder);
         let project = Path::new("runtime").join(folder);
         for (path, contents) in snapshot(&source.join("src")) {

@@ -217,7 +217,6 @@ where
 
     /// A cache that holds `objects`, as if its watch had listed them: for unit tests of
     /// reconcilers that read it.
-    #[cfg(any(test, feature = "testing"))]
     pub fn of(objects: impl IntoIterator<Item = K>) -> Self {
         let (store, mut writer) = reflector::store();
         writer.apply_watcher_event(&watcher::Event::Init);
@@ -616,7 +615,7 @@ mod tests {
 }
 
 /// Against a real kube-apiserver and etcd (envtest).
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests {
     use std::net::SocketAddr;
     use std::sync::atomic::{AtomicBool, Ordering};

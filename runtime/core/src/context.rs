@@ -176,7 +176,6 @@ impl<S> Context<S> {
 
     /// This context sharing `watches` (those of the contexts of other controllers of one
     /// environment, for envtest).
-    #[cfg(any(test, feature = "testing"))]
     pub(crate) fn with_watches(mut self, watches: Arc<SharedWatches>) -> Self {
         self.watches = watches;
         self
@@ -326,7 +325,6 @@ impl<S> Context<S> {
     /// own: [`Cache::of`](crate::Cache::of).) Each object is kept as the watch keeps it: whole
     /// when it has no `managedFields`, as a test's objects rarely do, else only the fields this
     /// operator's applies own, the metadata and the status.
-    #[cfg(any(test, feature = "testing"))]
     pub fn cache_of<K>(&self, objects: impl IntoIterator<Item = K>)
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Send + Sync + 'static,

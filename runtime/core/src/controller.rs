@@ -1824,7 +1824,7 @@ mod tests {
 }
 
 /// Against a real kube-apiserver and etcd (envtest).
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     use kube::CustomResourceExt;
@@ -2293,7 +2293,7 @@ mod envtests {
 }
 
 /// What only looks like a deletion getting ahead, against a real kube-apiserver (envtest).
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod deletion_envtests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -722,7 +722,7 @@ mod tests {
 }
 
 /// Against a real kube-apiserver and etcd (envtest).
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests {
     use super::*;
     use crate::envtest::{ControlPlane, NAMESPACE};

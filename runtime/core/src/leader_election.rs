@@ -580,7 +580,7 @@ mod tests {
 }
 
 /// Against a real kube-apiserver and etcd (envtest).
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests {
     use kube::api::{Patch, PatchParams};
     use serde_json::json;

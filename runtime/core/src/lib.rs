@@ -15,12 +15,11 @@
 //!   the same role and webhook configurations when it scaffolds.)
 //! - [`webhook`]: the [`Defaulter`] and [`Validator`] traits of admission webhooks, conversion
 //!   between versions, and the HTTPS server the manager runs them in.
-//! - `testing`, `envtest` and `e2e` (feature `testing`, for the project's dev-dependencies): a
-//!   mocked API server for unit tests, a real API server for integration tests, and the harness
-//!   of the end-to-end tests.
 //!
 //! Projects name this crate through `rbuilder-runtime`, which re-exports it, with the build-time
-//! tools of `rbuilder-manifests` beside it (its feature `manifests`).
+//! tools of `rbuilder-manifests` (its feature `manifests`) and the test support of
+//! `rbuilder-testing` (its feature `testing`) beside it. `harness`, hidden, is what the test
+//! support reaches inside this crate.
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 
@@ -28,8 +27,6 @@
 pub mod admission;
 pub mod applied;
 pub mod cache;
-#[cfg(feature = "testing")]
-mod checks;
 mod client_metrics;
 mod client_timeout;
 pub mod conditions;
@@ -39,12 +36,10 @@ pub mod conversion;
 pub mod crd;
 #[doc(hidden)]
 pub mod derived;
-#[cfg(feature = "testing")]
-pub mod e2e;
-#[cfg(feature = "testing")]
-pub mod envtest;
 mod errors;
 mod events;
+#[doc(hidden)]
+pub mod harness;
 mod leader_election;
 pub mod manager;
 mod metrics;
@@ -62,10 +57,33 @@ mod runnable;
 mod serve;
 mod shared_watches;
 mod state;
-#[cfg(any(test, feature = "testing"))]
-pub mod testing;
 mod tls;
 pub mod webhook;
+
+// The runtime's own tests use its test support (the crate rbuilder-testing, runtime/testing)
+// from inside: its envtests run crate-private parts (the driver's failure counts, the leader
+// election, the manager's servers) against a real API server, which a test outside the crate
+// cannot reach. So the test build compiles the test support's sources as modules of this
+// crate, at the paths they have there, where `rbuilder_runtime_core` names this crate itself.
+// No other build sees them; what a test does not use of them is not dead code to warn about.
+#[cfg(test)]
+extern crate self as rbuilder_runtime_core;
+#[cfg(test)]
+#[allow(dead_code, unused_imports)]
+#[path = "../../testing/src/checks.rs"]
+mod checks;
+#[cfg(test)]
+#[allow(dead_code, unused_imports)]
+#[path = "../../testing/src/e2e.rs"]
+mod e2e;
+#[cfg(test)]
+#[allow(dead_code, unused_imports)]
+#[path = "../../testing/src/envtest/mod.rs"]
+mod envtest;
+#[cfg(test)]
+#[allow(dead_code, unused_imports)]
+#[path = "../../testing/src/testing.rs"]
+mod testing;
 
 pub use cache::Cache;
 pub use context::Context;

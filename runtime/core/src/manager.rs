@@ -1168,7 +1168,7 @@ mod tests {
 
 /// The project's own parts of the manager: when they stop, what their failure does, and their
 /// metrics on /metrics. (No API server: nothing here sends it a request.)
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod extension_tests {
     use std::sync::Mutex;
     use std::time::Duration;
@@ -1589,7 +1589,7 @@ mod extension_tests {
 }
 
 /// The manager against a real API server (envtest): what it stops first.
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod shutdown_tests {
     use std::time::Duration;
 
@@ -1779,7 +1779,7 @@ mod shutdown_tests {
 
 /// A manager whose conversion webhook is not reachable when it starts: the API server calls it
 /// through the webhook Service, which has no endpoint until this very Pod is Ready.
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod start_tests {
     use std::net::SocketAddr;
     use std::sync::atomic::{AtomicUsize, Ordering};

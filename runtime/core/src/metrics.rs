@@ -39,7 +39,7 @@ const RECONCILE_TIME_BUCKETS: [f64; 23] = [
 
 /// The metrics, cheap to clone: clones share the same series.
 #[derive(Clone, Debug)]
-pub(crate) struct Metrics {
+pub struct Metrics {
     reconciles: Family<ResultLabels, Counter>,
     errors: Family<ControllerLabels, Counter>,
     panics: Family<ControllerLabels, Counter>,
@@ -99,10 +99,9 @@ impl Default for Metrics {
     }
 }
 
-#[cfg(feature = "testing")]
 impl Metrics {
     /// How many reconciles of `controller` have finished, whatever their outcome.
-    pub(crate) fn reconciles_of(&self, controller: &'static str) -> u64 {
+    pub fn reconciles_of(&self, controller: &'static str) -> u64 {
         [Outcome::Success, Outcome::RequeueAfter, Outcome::Error]
             .into_iter()
             .map(|outcome| {
@@ -116,12 +115,12 @@ impl Metrics {
     }
 
     /// How many POST, PUT, PATCH and DELETE requests were made.
-    pub(crate) fn writes(&self) -> u64 {
+    pub fn writes(&self) -> u64 {
         self.requests_of(&["POST", "PUT", "PATCH", "DELETE"])
     }
 
     /// How many GET requests were made: reads, lists and watches.
-    pub(crate) fn reads(&self) -> u64 {
+    pub fn reads(&self) -> u64 {
         self.requests_of(&["GET"])
     }
 

@@ -550,7 +550,7 @@ mod tests {
     }
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests {
     use std::sync::{Arc, Mutex, PoisonError};
 

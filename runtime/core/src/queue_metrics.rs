@@ -464,7 +464,7 @@ mod tests {
 }
 
 /// Against a running manager on a real kube-apiserver (envtest): /metrics as a scrape sees it.
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests {
     use std::sync::Arc;
     use std::time::Duration;

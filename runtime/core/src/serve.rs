@@ -108,7 +108,7 @@ fn ipv4_only(port: u16) -> io::Result<std::net::TcpListener> {
 /// Serves `router` on `listener` (plain TCP or TLS) over HTTP/1.1 until `shutdown`, letting
 /// requests under way finish; each connection must send its request headers within
 /// [`HEADER_READ_TIMEOUT`].
-pub(crate) async fn serve<L>(
+pub async fn serve<L>(
     what: &'static str,
     listener: L,
     router: Router,

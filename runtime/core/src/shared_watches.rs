@@ -31,7 +31,7 @@ const PRUNE_EVERY: Duration = Duration::from_secs(5);
 
 /// The watches of a manager, by what they watch.
 #[derive(Default)]
-pub(crate) struct SharedWatches(Mutex<HashMap<Key, Box<dyn Any + Send + Sync>>>);
+pub struct SharedWatches(Mutex<HashMap<Key, Box<dyn Any + Send + Sync>>>);
 
 /// What a watch watches: the kind, the watcher's configuration (its label selector, say) and
 /// the namespaces (none: all of them).

@@ -43,11 +43,11 @@ impl fmt::Display for StateType {
 
 /// The states given to the manager, or to a test's environment.
 #[derive(Default)]
-pub(crate) struct States(Vec<(StateType, Arc<dyn Any + Send + Sync>)>);
+pub struct States(Vec<(StateType, Arc<dyn Any + Send + Sync>)>);
 
 impl States {
     /// These states with `state` as well.
-    pub(crate) fn add<S: Send + Sync + 'static>(&mut self, state: S) {
+    pub fn add<S: Send + Sync + 'static>(&mut self, state: S) {
         self.0.push((StateType::of::<S>(), Arc::new(state)));
     }
 
@@ -112,7 +112,7 @@ impl fmt::Debug for StateType {
     }
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests {
     use std::sync::Arc;
 

@@ -113,7 +113,7 @@ mod owns;
 mod slim;
 mod watch;
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod envtests;
 #[cfg(test)]
 mod tests;

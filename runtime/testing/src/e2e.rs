@@ -84,7 +84,7 @@ pub use crate::checks::{
     ReplicaSetState, fetch, gone, has_condition, images, is_controlled_by, is_ready, is_rolled_out,
     replica_sets,
 };
-use crate::error_chain;
+use rbuilder_runtime_core::error_chain;
 
 /// The project under test, as its e2e tests describe it with cargo's variables:
 ///

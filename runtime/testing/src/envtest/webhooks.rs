@@ -38,10 +38,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::control_plane::ControlPlane;
 use super::{FIELD_MANAGER, NAMESPACE};
-use crate::admission::SERVICE;
-use crate::derived;
-use crate::tls::{self, CertReloader, TlsListener};
-use crate::{Operator, serve, webhook};
+use rbuilder_runtime_core::derived;
+use rbuilder_runtime_core::harness::{self, CertReloader, SERVICE, TlsListener};
+use rbuilder_runtime_core::{Operator, webhook};
 
 /// How long the API server may take to serve a new CRD, or to call a new webhook.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -90,14 +89,14 @@ impl WebhookServer {
         let certificate = CertReloader::from_files(cert_path, key_path)?;
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
-        let listener = TlsListener::new(listener, tls::server_config(certificate)?)?;
+        let listener = TlsListener::new(listener, harness::server_config(certificate)?)?;
         let probes = Arc::new(Probes::default());
         let calls = Calls::default();
         let router = probe_routes(Arc::clone(&probes))
             .merge(webhook::router(operator.parts().webhooks))
             .layer(middleware::from_fn_with_state(Arc::clone(&calls), count));
         let stop = CancellationToken::new();
-        tokio::spawn(serve::serve("webhooks", listener, router, stop.clone()));
+        tokio::spawn(harness::serve("webhooks", listener, router, stop.clone()));
         Ok(Self {
             address,
             probes,

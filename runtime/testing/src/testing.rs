@@ -36,7 +36,8 @@ use tower_test::mock::{self, Handle};
 
 pub use http::Method;
 
-use crate::Context;
+use rbuilder_runtime_core::Context;
+use rbuilder_runtime_core::harness;
 
 /// The API server side of [`mock_client`]: answers requests one at a time, as the test scripts.
 pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
@@ -54,7 +55,7 @@ pub fn mock_context() -> (Arc<Context>, ApiServer) {
     let ctx = Context::new(
         client,
         "test-operator".to_owned(),
-        crate::namespaces::Namespaces::all(),
+        rbuilder_runtime_core::namespaces::Namespaces::all(),
     );
     (Arc::new(ctx), server)
 }
@@ -251,7 +252,7 @@ async fn https_request(
     roots
         .add(root.clone().into_owned())
         .map_err(|e| e.to_string())?;
-    let config = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
+    let config = rustls::ClientConfig::builder_with_provider(harness::provider())
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
         .with_root_certificates(roots)

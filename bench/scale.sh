@@ -148,7 +148,7 @@ rust_controller=$rust_project/src/controller/demo_micro_service.rs
 # The first one in the runtime's controller.rs is the trait's default; its tests have others.
 default_of() { sed -n 's/^ *const MAX_CONCURRENT_RECONCILES: u16 = \([0-9]*\);/\1/p' "$1" | head -n 1; }
 rust_default=$(default_of "$rust_controller")
-rust_default=${rust_default:-$(default_of "$rust_project/runtime/src/controller.rs")}
+rust_default=${rust_default:-$(default_of "$rust_project/runtime/core/src/controller.rs")}
 if grep -q 'const MAX_CONCURRENT_RECONCILES' "$rust_controller"; then
   sed -i "s/const MAX_CONCURRENT_RECONCILES: u16 = [0-9]*;/const MAX_CONCURRENT_RECONCILES: u16 = $concurrency;/" "$rust_controller"
 else

@@ -128,12 +128,11 @@ mod tests {
     use tower::ServiceBuilder;
 
     use super::*;
-    use crate::testing::{ApiServer, Method, status_error};
+    use crate::testing::{Method, mock_service, status_error};
 
     #[tokio::test]
     async fn requests_are_counted_by_code_and_method() {
-        let (service, handle) =
-            tower_test::mock::pair::<Request<kube::client::Body>, Response<kube::client::Body>>();
+        let (service, mut server) = mock_service();
         let counters = RequestCounters::default();
         let layer = RequestCounterLayer {
             host: "10.96.0.1:443".into(),
@@ -143,7 +142,6 @@ mod tests {
             ServiceBuilder::new().layer(layer).service(service),
             "default",
         );
-        let mut server = ApiServer::from_handle(handle);
         let script = tokio::spawn(async move {
             let path = "/api/v1/namespaces/default/configmaps/x";
             server

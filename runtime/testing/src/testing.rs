@@ -26,13 +26,15 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use http::{Request, Response};
 use kube::Client;
 use kube::client::Body;
 use serde_json::{Value, json};
-use tower_test::mock::{self, Handle};
+use tokio::sync::{mpsc, oneshot};
 
 pub use http::Method;
 
@@ -40,12 +42,54 @@ use rbuilder_runtime_core::Context;
 use rbuilder_runtime_core::harness;
 
 /// The API server side of [`mock_client`]: answers requests one at a time, as the test scripts.
-pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
+pub struct ApiServer(mpsc::UnboundedReceiver<Exchange>);
+
+/// A request of the mocked client, with the way its answer goes back.
+type Exchange = (Request<Body>, oneshot::Sender<Response<Body>>);
 
 /// A client whose requests go to the returned [`ApiServer`] (default namespace `default`).
 pub fn mock_client() -> (Client, ApiServer) {
-    let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
-    (Client::new(service, "default"), ApiServer(handle))
+    let (service, server) = mock_service();
+    (Client::new(service, "default"), server)
+}
+
+/// The service under a mocked client, whose requests go to the returned [`ApiServer`]: to
+/// build a client with layers of its own (`kube::Client::new(layered, "default")`).
+pub fn mock_service() -> (MockService, ApiServer) {
+    let (requests, received) = mpsc::unbounded_channel();
+    (MockService(requests), ApiServer(received))
+}
+
+/// The service of [`mock_service`]: hands each request to its [`ApiServer`] and waits for the
+/// answer. (Written here rather than taken from tower-test, whose tokio-test turns on tokio's
+/// `test-util` in every build of the tests: tokio and every crate above it, the runtime
+/// included, would be compiled again for the tests instead of shared with the manager's build.)
+#[derive(Clone)]
+pub struct MockService(mpsc::UnboundedSender<Exchange>);
+
+/// What a mocked client's request fails with: its [`ApiServer`] is gone, or dropped it
+/// unanswered ([`ApiServer::hold`]).
+#[derive(Debug, thiserror::Error)]
+#[error("the mocked API server closed the connection")]
+pub struct Closed;
+
+impl tower::Service<Request<Body>> for MockService {
+    type Response = Response<Body>;
+    type Error = Closed;
+    type Future = BoxFuture<'static, Result<Response<Body>, Closed>>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), Closed>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let (answer, answered) = oneshot::channel();
+        let sent = self.0.send((request, answer));
+        Box::pin(async move {
+            sent.map_err(|_| Closed)?;
+            answered.await.map_err(|_| Closed)
+        })
+    }
 }
 
 /// A [`Context`] for an operator named `test`, whose client talks to the returned
@@ -61,9 +105,9 @@ pub fn mock_context() -> (Arc<Context>, ApiServer) {
 }
 
 impl ApiServer {
-    /// The server side of a client built around `handle` (e.g. with layers of its own).
-    pub fn from_handle(handle: Handle<Request<Body>, Response<Body>>) -> Self {
-        Self(handle)
+    /// The next request, with the way to answer it; `None` once no client is left.
+    async fn next_request(&mut self) -> Option<Exchange> {
+        self.0.recv().await
     }
 
     /// Waits for the next request, asserts its method and path (without the query), answers
@@ -155,7 +199,7 @@ impl ApiServer {
     /// and then hung (or died without closing the connection): its client waits for as long
     /// as the returned [`Held`] lives. Returns its method and path (without the query).
     pub async fn hold(&mut self) -> (Method, String, Held) {
-        let next = tokio::time::timeout(Duration::from_secs(5), self.0.next_request()).await;
+        let next = tokio::time::timeout(Duration::from_secs(5), self.next_request()).await;
         let (request, send) = next
             .ok()
             .flatten()
@@ -170,7 +214,7 @@ impl ApiServer {
         within: Duration,
         respond: impl FnOnce(&Method, &str, &Value) -> (u16, Value),
     ) -> Option<(Method, Value)> {
-        let (request, send) = tokio::time::timeout(within, self.0.next_request())
+        let (request, send) = tokio::time::timeout(within, self.next_request())
             .await
             .ok()
             .flatten()?;
@@ -186,14 +230,15 @@ impl ApiServer {
             .status(status)
             .body(Body::from(serde_json::to_vec(&response).expect("JSON")))
             .expect("response");
-        send.send_response(response);
+        // The client may have given up waiting (a timeout): nothing to answer then.
+        let _ = send.send(response);
         Some((method, body))
     }
 }
 
 /// A request [`ApiServer::hold`] never answers; dropping it fails the request.
 pub struct Held {
-    _response: tower_test::mock::SendResponse<Response<Body>>,
+    _response: oneshot::Sender<Response<Body>>,
 }
 
 /// What [`https_get`] got.

@@ -24,7 +24,8 @@
 //! This crate holds no code: it gathers the crates that do (`core/`, what the manager links;
 //! `manifests/`, the build-time tools; `testing/`, the test support), so that a project names
 //! one crate and each part is compiled only where it is used. A feature adds a crate and
-//! changes nothing of the core: the manager and the `manifests` binary share one build of it.
+//! changes nothing of the core: the manager, the `manifests` binary and the tests share one
+//! build of it.
 //!
 //! rbuilder owns this crate: `rbuilder update` rewrites it for the rbuilder that runs it.
 

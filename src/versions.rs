@@ -69,30 +69,64 @@ mod tests {
         );
     }
 
+    /// The manifests of the runtime's crates, by their folder in a project.
+    const RUNTIME_MANIFESTS: [(&str, &str); 4] = [
+        ("runtime", include_str!("../embedded/runtime-Cargo.toml")),
+        (
+            "runtime/core",
+            include_str!("../embedded/runtime-core-Cargo.toml"),
+        ),
+        (
+            "runtime/manifests",
+            include_str!("../embedded/runtime-manifests-Cargo.toml"),
+        ),
+        (
+            "runtime/testing",
+            include_str!("../embedded/runtime-testing-Cargo.toml"),
+        ),
+    ];
+
     /// The runtime written into a project carries the version of the rbuilder that wrote it,
     /// in each of its crates.
     #[test]
     fn the_runtime_is_versioned_with_rbuilder() {
         let version = format!("\nversion = \"{}\"\n", env!("CARGO_PKG_VERSION"));
-        for (path, manifest) in [
-            ("runtime", include_str!("../embedded/runtime-Cargo.toml")),
-            (
-                "runtime/core",
-                include_str!("../embedded/runtime-core-Cargo.toml"),
-            ),
-            (
-                "runtime/manifests",
-                include_str!("../embedded/runtime-manifests-Cargo.toml"),
-            ),
-            (
-                "runtime/testing",
-                include_str!("../embedded/runtime-testing-Cargo.toml"),
-            ),
-        ] {
+        for (path, manifest) in RUNTIME_MANIFESTS {
             assert!(
                 manifest.contains(&version),
                 "{path}/Cargo.toml lacks {version:?}"
             );
+        }
+    }
+
+    /// The versions projects build against are read from runtime/core/Cargo.toml alone; the
+    /// other runtime crates name the same crates, and must name them at the same versions (a
+    /// bump made in one manifest only would build two kubes, or fail to resolve).
+    #[test]
+    fn the_runtimes_crates_pin_the_versions_the_core_does() {
+        let pinned = [
+            ("kube", super::VERSIONS.kube),
+            ("k8s-openapi", super::VERSIONS.k8s_openapi),
+            ("schemars", super::VERSIONS.schemars),
+            ("serde-saphyr", super::VERSIONS.serde_saphyr),
+        ];
+        for (path, manifest) in RUNTIME_MANIFESTS {
+            for line in manifest.lines() {
+                for (name, version) in pinned {
+                    let Some(rest) = line.strip_prefix(&format!("{name} = ")) else {
+                        continue;
+                    };
+                    let named = rest.strip_prefix("{ version = ").unwrap_or(rest);
+                    let named = named.split('"').nth(1).unwrap_or_default();
+                    assert_eq!(named, version, "{path}/Cargo.toml: {line}");
+                }
+            }
+        }
+        let feature = format!("\"{}\"", super::VERSIONS.k8s_openapi_feature);
+        for (path, manifest) in RUNTIME_MANIFESTS {
+            for line in manifest.lines().filter(|l| l.starts_with("k8s-openapi = ")) {
+                assert!(line.contains(&feature), "{path}/Cargo.toml: {line}");
+            }
         }
     }
 }

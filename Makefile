@@ -69,8 +69,9 @@ lint: tools ## rustfmt, clippy and shellcheck, as CI runs them
 	cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
 	# The runtime as a generated project's manager builds it: its core alone.
 	cargo clippy --locked -p rbuilder-runtime-core -- -D warnings
-	# The runtime's documentation (cargo doc in a project) without broken links.
-	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p rbuilder-runtime --no-deps --all-features
+	# The runtime's documentation (cargo doc in a project), each crate's, without broken links.
+	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p rbuilder-runtime -p rbuilder-runtime-core \
+	  -p rbuilder-manifests -p rbuilder-testing --no-deps --all-features
 	shellcheck $(SHELL_SCRIPTS)
 
 bench: ## Print scaffolding times (needs hyperfine)

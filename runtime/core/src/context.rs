@@ -2,14 +2,12 @@
 //! caches of what its controller watches.
 
 use std::fmt::Debug;
-use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{Stream, TryStreamExt};
+use futures::Stream;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Patch, PatchParams};
-use kube::core::{ClusterResourceScope, NamespaceResourceScope, PartialObjectMeta};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
@@ -17,12 +15,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::warn;
 
-use crate::cache::{self, Caches};
 use crate::events::{Event, Recorder};
 use crate::metrics::Metrics;
 use crate::namespaces::{self, Namespaces};
-use crate::owned::{Ownable, Slim};
 use crate::shared_watches::SharedWatches;
+use crate::stores::{self, Caches};
+// The trait's public path: it is in the bounds of `Reconciler::Resource` and of `Owned`.
+pub use crate::scope::Scope;
 
 /// How long publishing an Event may hold up a reconcile.
 pub(crate) const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -259,29 +258,6 @@ impl<S> Context<S> {
         changes
     }
 
-    /// The cache of an owned kind, which [`Owned`](crate::owned::Owned) reads: the `K`s in
-    /// the watched namespaces, each as [`Slim`] keeps it, and the stream of their changes as
-    /// metadata (the owner references), which is what the watch's triggers read. Shared as
-    /// [`cache_of_kind`](Self::cache_of_kind)'s.
-    pub(crate) fn owned_cache<K>(
-        &self,
-        config: watcher::Config,
-    ) -> impl Stream<Item = Result<PartialObjectMeta<K>, watcher::Error>> + Send + 'static
-    where
-        K: Ownable,
-    {
-        let apis = self.watch_namespaces.apis(&self.client);
-        let field_manager = self.field_manager.clone();
-        let keep = move |obj: K| Slim::new(&obj, &field_manager);
-        let (store, ready, changes) = self.watches.watch(apis, config, keep);
-        self.caches.insert_ready(store, &ready);
-        changes.map_ok(|slim: Slim<K>| PartialObjectMeta {
-            types: None,
-            metadata: slim.meta().clone(),
-            _phantom: PhantomData,
-        })
-    }
-
     fn cache_from<K>(
         &self,
         apis: Vec<Api<K>>,
@@ -295,7 +271,7 @@ impl<S> Context<S> {
         let events = namespaces::reflected(apis, config, writer);
         // Deletions too, those the watch missed while it was down included: a deleted object
         // must reconcile its owner (e.g. to create it again).
-        cache::touched_and_vanished(events, store)
+        stores::touched_and_vanished(events, store)
     }
 
     /// The cache of `K`s that [`cache`](Self::cache) or [`cache_watched`](Self::cache_watched)
@@ -317,26 +293,6 @@ impl<S> Context<S> {
         K: Resource<DynamicType = ()> + Clone + 'static,
     {
         self.caches.get::<K>()
-    }
-
-    /// Fills the cache of the owned kind `K` ([`Reconciler::owns`](crate::Reconciler::owns))
-    /// with `objects`, as if its watch had listed them: for unit tests of reconcilers whose
-    /// [`Owned`](crate::owned::Owned) handles read it. (A typed [`Cache`](crate::Cache) of your
-    /// own: [`Cache::of`](crate::Cache::of).) Each object is kept as the watch keeps it: whole
-    /// when it has no `managedFields`, as a test's objects rarely do, else only the fields this
-    /// operator's applies own, the metadata and the status.
-    pub fn cache_of<K>(&self, objects: impl IntoIterator<Item = K>)
-    where
-        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Send + Sync + 'static,
-    {
-        let (store, mut writer) = reflector::store();
-        writer.apply_watcher_event(&watcher::Event::Init);
-        for obj in objects {
-            let slim = Slim::new(&obj, &self.field_manager);
-            writer.apply_watcher_event(&watcher::Event::InitApply(slim));
-        }
-        writer.apply_watcher_event(&watcher::Event::InitDone);
-        self.caches.insert(store);
     }
 
     /// This context with `metrics` (the manager's, which `/metrics` serves).
@@ -543,46 +499,6 @@ impl<S> Context<S> {
                 "cannot publish an Event: no answer within {EVENT_TIMEOUT:?}"
             ),
         }
-    }
-}
-
-/// The two scopes of Kubernetes kinds, and how to address their objects: lets code that is
-/// generic over a kind build the right [`Api`] for it.
-pub trait Scope {
-    /// Whether objects of this scope are in a namespace.
-    const NAMESPACED: bool;
-
-    /// An [`Api`] over `namespace` (all namespaces if `None`); cluster-scoped kinds ignore it.
-    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
-    where
-        K: Resource<Scope = Self>,
-        K::DynamicType: Default;
-}
-
-impl Scope for NamespaceResourceScope {
-    const NAMESPACED: bool = true;
-
-    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
-    where
-        K: Resource<Scope = Self>,
-        K::DynamicType: Default,
-    {
-        match namespace {
-            Some(namespace) => Api::namespaced(client, namespace),
-            None => Api::all(client),
-        }
-    }
-}
-
-impl Scope for ClusterResourceScope {
-    const NAMESPACED: bool = false;
-
-    fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
-    where
-        K: Resource<Scope = Self>,
-        K::DynamicType: Default,
-    {
-        Api::all(client)
     }
 }
 

@@ -53,11 +53,9 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 pub use kube::runtime::controller::{Action, Controller};
 
-pub use crate::cache::NotSynced;
+pub use crate::stores::NotSynced;
 
-use crate::Context;
-use crate::cache;
-use crate::context::Scope;
+use crate::context::Context;
 use crate::errors::{
     error_chain, is_finalizer_refused_by_deletion, names_as_not_found, terminating_namespace,
 };
@@ -66,7 +64,9 @@ use crate::metrics::Outcome;
 use crate::namespaces;
 use crate::owned::{self, Owns};
 use crate::rate_limit::{self, SharedBucket, TokenBucket};
+use crate::scope::Scope;
 use crate::state::{MissingState, StateType, States};
+use crate::stores;
 
 /// The first retry of a failed reconcile comes after this long.
 pub(crate) const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -678,7 +678,7 @@ async fn reconcile_in_span<R: Reconciler<S>, S: Send + Sync + 'static>(
     let _active = ctx.metrics.worker(R::NAME);
     let reconciled = async {
         // Before its first list, a cache would say that nothing exists.
-        ctx.caches.synced(cache::SYNC_TIMEOUT).await?;
+        ctx.caches.synced(stores::SYNC_TIMEOUT).await?;
         match R::FINALIZER {
             Some(name) => with_finalizer::<R, S>(obj.clone(), &reconciler_ctx, name).await,
             None => R::apply(obj.clone(), reconciler_ctx.clone())

@@ -8,8 +8,8 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::admission::{self, Admission};
+use crate::operator::{Operator, WatchScope};
 use crate::webhook::WebhookType;
-use crate::{Operator, WatchScope};
 
 /// The CustomResourceDefinitions of the operator's kinds, each converted through the webhook
 /// server's `/convert` if its kind has a conversion webhook.

@@ -10,6 +10,9 @@ use kube::Client;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::admission::SERVICE;
+use crate::context::Context;
+use crate::controller::Registration;
+use crate::manager;
 pub use crate::metrics::Metrics;
 use crate::namespaces::Namespaces;
 use crate::rate_limit::ClientRateLimitLayer;
@@ -17,7 +20,6 @@ pub use crate::serve::serve;
 pub use crate::shared_watches::SharedWatches;
 pub use crate::state::States;
 pub use crate::tls::{CertReloader, TlsListener, provider, server_config};
-use crate::{Context, Registration, manager};
 
 /// The controllers' client as the manager makes it from `config`: its default rate limit, its
 /// requests counted in `metrics`.

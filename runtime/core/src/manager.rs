@@ -73,16 +73,19 @@ pub use tokio_util::sync::CancellationToken;
 
 use crate::client_metrics::RequestCounterLayer;
 use crate::client_timeout::RequestTimeoutLayer;
+use crate::context::Context;
+use crate::errors::error_chain;
 use crate::leader_election::{self, LeaderElection};
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::namespaces::Namespaces;
+use crate::operator::{Operator, WatchScope};
 use crate::rate_limit::ClientRateLimitLayer;
 use crate::runnable::{self, Failures};
 use crate::serve::{self, BindAddress};
 use crate::state::States;
 use crate::tls::{self, TlsListener};
-use crate::{Context, Operator, WatchScope, error_chain, webhook};
+use crate::webhook;
 
 /// --kube-api-qps by default: no client-side limit, as controller-runtime (v0.25 turns
 /// client-go's off): the API server's Priority and Fairness bounds what one operator may ask
@@ -392,7 +395,9 @@ impl Manager {
 
 /// Two controllers of one name would share their metrics (the `controller` label) and their
 /// logs, each hiding the other: refused at start, as controller-runtime refuses them.
-fn refuse_controllers_of_one_name(controllers: &[crate::Registration]) -> anyhow::Result<()> {
+fn refuse_controllers_of_one_name(
+    controllers: &[crate::controller::Registration],
+) -> anyhow::Result<()> {
     for (at, controller) in controllers.iter().enumerate() {
         if controllers[..at].iter().any(|c| c.name == controller.name) {
             bail!(
@@ -468,9 +473,10 @@ pub(crate) async fn manage_until(
     }
     refuse_controllers_of_one_name(operator.parts().controllers)?;
     let states = extensions.states;
-    states
-        .check(operator.parts().controllers)
-        .map_err(|error| anyhow!(error))?;
+    let taken: Vec<_> = (operator.parts().controllers.iter())
+        .map(|controller| (controller.name, controller.state))
+        .collect();
+    states.check(&taken).map_err(|error| anyhow!(error))?;
     for controller in operator.parts().controllers {
         metrics.init_controller(controller.name, controller.max_concurrent_reconciles);
     }

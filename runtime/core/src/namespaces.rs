@@ -17,7 +17,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 
-use crate::context::Scope;
+use crate::scope::Scope;
 
 /// The namespaces the controllers watch: all of them, or those listed.
 ///

@@ -5,8 +5,9 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use kube::core::crd::MergeError;
 
+use crate::controller::Registration;
+use crate::operator::Operator;
 use crate::role::{self, Rule};
-use crate::{Operator, Registration};
 
 /// A rule granting `verbs` on `resources` of the API `group` (`""` for the core group).
 pub fn policy_rule(group: &str, resources: &[&str], verbs: &[&str]) -> PolicyRule {

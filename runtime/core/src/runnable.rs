@@ -13,7 +13,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
-use crate::{Context, error_chain};
+use crate::context::Context;
+use crate::errors::error_chain;
 
 /// Any error a runnable returns: its own error type converts into it.
 type BoxError = Box<dyn Error + Send + Sync>;

@@ -106,8 +106,8 @@ fn ipv4_only(port: u16) -> io::Result<std::net::TcpListener> {
 }
 
 /// Serves `router` on `listener` (plain TCP or TLS) over HTTP/1.1 until `shutdown`, letting
-/// requests under way finish; each connection must send its request headers within
-/// [`HEADER_READ_TIMEOUT`].
+/// requests under way finish; each connection must send its request headers within 32 seconds,
+/// as controller-runtime's servers ask (`ReadHeaderTimeout`).
 pub async fn serve<L>(
     what: &'static str,
     listener: L,

@@ -22,9 +22,9 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tracing::{debug, warn};
 
-use crate::cache::{self, Ready, touched_and_vanished};
 use crate::errors::error_chain;
 use crate::namespaces;
+use crate::stores::{self, Ready, touched_and_vanished};
 
 /// How often a watch that sees no change looks for controllers that stopped listening.
 const PRUNE_EVERY: Duration = Duration::from_secs(5);
@@ -101,7 +101,7 @@ impl SharedWatches {
                 let listeners = Arc::new(Mutex::new(vec![sender]));
                 let events = namespaces::reflected_as(apis, config, keep, writer);
                 let changes = touched_and_vanished(events, store.clone());
-                let ready = cache::ready(&store);
+                let ready = stores::ready(&store);
                 let watch = Watch {
                     store: store.clone(),
                     ready: ready.clone(),

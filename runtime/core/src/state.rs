@@ -8,9 +8,7 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::Registration;
-
-/// The type of a controller's state, as a [`Registration`] remembers it.
+/// The type of a controller's state, as its [`Registration`](crate::Registration) remembers it.
 #[derive(Clone, Copy)]
 pub(crate) struct StateType {
     id: fn() -> TypeId,
@@ -60,18 +58,18 @@ impl States {
         state.downcast::<S>().ok()
     }
 
-    /// Whether these states are exactly those `controllers` take: each controller's given, no
-    /// type given twice, none that no controller takes (a controller registered with
-    /// [`register`](crate::register) where [`register_with_state`](crate::register_with_state)
-    /// was meant, say).
-    pub(crate) fn check(&self, controllers: &[Registration]) -> Result<(), String> {
+    /// Whether these states are exactly those the controllers take (`taken`: each one's name
+    /// and the type of its state): each controller's given, no type given twice, none that no
+    /// controller takes (a controller registered with [`register`](crate::register) where
+    /// [`register_with_state`](crate::register_with_state) was meant, say).
+    pub(crate) fn check(&self, taken: &[(&'static str, StateType)]) -> Result<(), String> {
         for (at, (ty, _)) in self.0.iter().enumerate() {
             if self.0[..at].iter().any(|(other, _)| other.id() == ty.id()) {
                 return Err(format!(
                     "the manager was given two states of type {ty}: give each type once"
                 ));
             }
-            if !controllers.iter().any(|c| c.state.id() == ty.id()) {
+            if !taken.iter().any(|(_, state)| state.id() == ty.id()) {
                 return Err(format!(
                     "the manager was given a state of type {ty}, which no controller takes: is \
                      the controller that takes it (register_with_state::<Reconciler, {ty}>()) \
@@ -80,11 +78,10 @@ impl States {
                 ));
             }
         }
-        for controller in controllers {
-            let ty = controller.state;
+        for &(controller, ty) in taken {
             if !ty.is_none() && !self.0.iter().any(|(given, _)| given.id() == ty.id()) {
                 return Err(MissingState {
-                    controller: controller.name,
+                    controller,
                     state: ty,
                 }
                 .to_string());
@@ -126,7 +123,7 @@ mod tests {
     use crate::envtest::{Environment, fetch, step};
     use crate::owned::Owns;
     use crate::testing::mock_context;
-    use crate::{Context, Operator, Reconciler, register, register_with_state};
+    use crate::{Context, Operator, Reconciler, Registration, register, register_with_state};
 
     /// What the greeters are told at start: how to greet.
     struct Salutation(String);
@@ -186,6 +183,12 @@ mod tests {
     const GREETER: Registration = register_with_state::<Greeter, Salutation>();
     const PLAIN: Registration = register::<Plain>();
 
+    /// What the manager checks the states against: each controller's name and state type.
+    fn taken(controllers: &[Registration]) -> Vec<(&'static str, StateType)> {
+        let taken = controllers.iter().map(|c| (c.name, c.state));
+        taken.collect()
+    }
+
     static GREETERS: Operator = Operator::new("greeters")
         .controllers(&[GREETER])
         .crds(|| Ok(vec![Greeting::crd()]));
@@ -206,7 +209,7 @@ mod tests {
     #[test]
     fn the_states_given_must_be_those_the_controllers_take() {
         let salutation = "rbuilder_runtime_core::state::tests::Salutation";
-        let missing = States::default().check(&[GREETER, PLAIN]);
+        let missing = States::default().check(&taken(&[GREETER, PLAIN]));
         let missing = missing.expect_err("a missing state");
         assert!(
             missing.contains("controller greeter holds a state of type")
@@ -217,7 +220,9 @@ mod tests {
 
         let mut unused = States::default();
         unused.add(Salutation("Hello".into()));
-        let unused = unused.check(&[PLAIN]).expect_err("a state no one takes");
+        let unused = unused
+            .check(&taken(&[PLAIN]))
+            .expect_err("a state no one takes");
         assert!(
             unused.contains("no controller takes") && unused.contains(salutation),
             "{unused}"
@@ -226,12 +231,14 @@ mod tests {
         let mut twice = States::default();
         twice.add(Salutation("Hello".into()));
         twice.add(Salutation("Hi".into()));
-        let twice = twice.check(&[GREETER]).expect_err("a state given twice");
+        let twice = twice
+            .check(&taken(&[GREETER]))
+            .expect_err("a state given twice");
         assert!(twice.contains("two states of type"), "{twice}");
 
         let mut right = States::default();
         right.add(Salutation("Hello".into()));
-        assert_eq!(right.check(&[GREETER, PLAIN]), Ok(()));
+        assert_eq!(right.check(&taken(&[GREETER, PLAIN])), Ok(()));
     }
 
     /// A controller started without its state does not start, and says what to do.

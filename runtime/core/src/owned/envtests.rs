@@ -17,8 +17,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::*;
+use crate::controller::{Reconciler, Registration, register};
 use crate::envtest::{Environment, fetch, gone, images, is_controlled_by, step};
-use crate::{Operator, Reconciler, Registration, register};
+use crate::operator::Operator;
 
 /// A namespaced owner: runs `image` as a Deployment of its name.
 #[derive(CustomResource, JsonSchema, Serialize, Deserialize, Clone, Debug)]

@@ -44,7 +44,7 @@ fn of<'a, K: Ownable>(
     desired: K,
     ctx: &'a Context,
 ) -> Vec<BoxFuture<'a, ()>> {
-    let cache = ctx.owned_cache::<K>(watcher::Config::default());
+    let cache = super::watch::owned_cache::<K>(ctx, watcher::Config::default());
     vec![
         Box::pin(async move {
             let _ = owned.get().await;

@@ -128,7 +128,8 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::core::{ClusterResourceScope, DynamicObject, NamespaceResourceScope};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -142,8 +143,9 @@ pub(crate) use slim::Slim;
 pub use watch::ControllerExt;
 
 use crate::applied;
-use crate::context::{Context, Scope};
+use crate::context::Context;
 use crate::events::{Event, EventType};
+use crate::scope::Scope;
 
 /// The label that marks what this operator made (its value: the operator's field manager,
 /// [`Context::field_manager`]); [`ControllerExt::watch_owned`] watches only what has it.
@@ -342,6 +344,26 @@ impl<S> Context<S> {
             released: Vec::new(),
             kind: PhantomData,
         }
+    }
+
+    /// Fills the cache of the owned kind `K` ([`Reconciler::owns`](crate::Reconciler::owns))
+    /// with `objects`, as if its watch had listed them: for unit tests of reconcilers whose
+    /// [`Owned`] handles read it. (A typed [`Cache`](crate::Cache) of your
+    /// own: [`Cache::of`](crate::Cache::of).) Each object is kept as the watch keeps it: whole
+    /// when it has no `managedFields`, as a test's objects rarely do, else only the fields this
+    /// operator's applies own, the metadata and the status.
+    pub fn cache_of<K>(&self, objects: impl IntoIterator<Item = K>)
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Send + Sync + 'static,
+    {
+        let (store, mut writer) = reflector::store();
+        writer.apply_watcher_event(&watcher::Event::Init);
+        for obj in objects {
+            let slim = Slim::new(&obj, self.field_manager());
+            writer.apply_watcher_event(&watcher::Event::InitApply(slim));
+        }
+        writer.apply_watcher_event(&watcher::Event::InitDone);
+        self.caches.insert(store);
     }
 }
 

@@ -2,14 +2,17 @@
 //! cache that [`Owned::get`](super::Owned::get) reads.
 
 use std::fmt::Debug;
+use std::marker::PhantomData;
 
+use futures::{Stream, TryStreamExt};
 use kube::Resource;
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Controller;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use serde::de::DeserializeOwned;
 
-use super::{MANAGED_BY, Ownable};
+use super::{MANAGED_BY, Ownable, Slim};
 use crate::context::{Context, Scope};
 
 /// What a controller adds to kube's [`Controller`] for the objects it owns.
@@ -61,7 +64,30 @@ where
 {
     let managed = format!("{MANAGED_BY}={}", ctx.field_manager());
     let config = watcher::Config::default().labels(&managed);
-    controller.watches_stream(ctx.owned_cache::<K>(config), controller_of::<_, O>)
+    controller.watches_stream(owned_cache::<K>(ctx, config), controller_of::<_, O>)
+}
+
+/// The cache of an owned kind, which [`Owned`](super::Owned) reads: the `K`s in the watched
+/// namespaces, each as [`Slim`] keeps it, and the stream of their changes as metadata (the
+/// owner references), which is what the watch's triggers read. Shared by every controller of
+/// the manager that owns `K` (see [`SharedWatches`](crate::shared_watches::SharedWatches)).
+pub(super) fn owned_cache<K>(
+    ctx: &Context,
+    config: watcher::Config,
+) -> impl Stream<Item = Result<PartialObjectMeta<K>, watcher::Error>> + Send + 'static
+where
+    K: Ownable,
+{
+    let apis = ctx.watch_namespaces.apis(&ctx.client);
+    let field_manager = ctx.field_manager().to_owned();
+    let keep = move |obj: K| Slim::new(&obj, &field_manager);
+    let (store, ready, changes) = ctx.watches.watch(apis, config, keep);
+    ctx.caches.insert_ready(store, &ready);
+    changes.map_ok(|slim: Slim<K>| PartialObjectMeta {
+        types: None,
+        metadata: slim.meta().clone(),
+        _phantom: PhantomData,
+    })
 }
 
 /// The controller owner of `obj`, if it is an `O`: in `obj`'s namespace if `O` is namespaced

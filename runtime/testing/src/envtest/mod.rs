@@ -295,7 +295,7 @@ impl Environment {
     }
 
     /// Runs `controller` as [`run`](Self::run) does, with `state` as the state it holds of its
-    /// own (see [`register_with_state`](crate::register_with_state)): each test gives the
+    /// own (see [`register_with_state`](rbuilder_runtime_core::register_with_state)): each test gives the
     /// state it tests the controller with, as `src/main.rs` gives the manager its own.
     ///
     /// ```no_run

@@ -125,7 +125,7 @@ fn add_an_operator_field(runtime_lib: &str) -> String {
         assert_eq!(
             lib.matches(before).count(),
             1,
-            "runtime/core/src/lib.rs changed: adapt this test's patch ({before:?})"
+            "runtime/core/src/operator.rs changed: adapt this test's patch ({before:?})"
         );
         lib = lib.replace(before, after);
     }
@@ -156,7 +156,7 @@ fn a_new_operator_field_keeps_todays_projects_compiling() {
                 std::fs::write(dir.join(path), bytes).expect("write a runtime file");
             }
         }
-        let lib = dir.join("runtime/core/src/lib.rs");
+        let lib = dir.join("runtime/core/src/operator.rs");
         let later = add_an_operator_field(&std::fs::read_to_string(&lib).expect("the runtime"));
         std::fs::write(&lib, later).expect("write the runtime");
         for folder in RUNTIME_CRATES {
@@ -191,11 +191,11 @@ fn later_version(runtime_manifest: &str) -> String {
     runtime_manifest.replacen(before, "\nversion = \"999.0.0-later+", 1)
 }
 
-/// The patches apply to this runtime (checked fast, so that a change to runtime/core/src/lib.rs
+/// The patches apply to this runtime (checked fast, so that a change to runtime/core/src/operator.rs
 /// or a runtime crate's Cargo.toml shows here rather than in the slow test).
 #[test]
 fn the_later_runtime_patches_apply() {
-    let lib = repo().join("runtime/core/src/lib.rs");
+    let lib = repo().join("runtime/core/src/operator.rs");
     let lib = std::fs::read_to_string(lib).expect("the runtime");
     assert!(add_an_operator_field(&lib).contains("later: None,"));
     for folder in RUNTIME_CRATES {

@@ -116,6 +116,7 @@ fn check_project(dir: &Path) {
     // The unit tests, and the integration tests against kube-apiserver and etcd (envtest), as
     // the project's user runs them.
     run(dir, "make", &["test"]);
+    check_tests_link_the_managers_build(dir);
     run(
         dir,
         "cargo",
@@ -214,6 +215,51 @@ fn check_manager_holds_no_build_time_tools(dir: &Path) {
     assert!(
         linked.contains("rbuilder-runtime-core"),
         "{name}'s manager links no runtime core:\n{linked}"
+    );
+}
+
+/// The tests link the very build of the project's crate that the manager's build made (as
+/// `make build` and `make test` build them, both with `DEV_FEATURES`): after an edit, `make test`
+/// compiles the test targets, not the crate again. (A dev-dependency that turned on a feature of
+/// a dependency the crate shares, as `rbuilder-runtime`'s feature `testing` did, makes the test
+/// build another build of the crate.) Both builds are done by then: cargo only names them.
+fn check_tests_link_the_managers_build(dir: &Path) {
+    let manifest = dir.join("Cargo.toml");
+    let libraries = |args: &[&str]| -> Vec<String> {
+        let messages = run(dir, "cargo", args);
+        let artifacts = messages.lines().filter_map(|line| {
+            let message: Value = serde_json::from_str(line).ok()?;
+            let is_lib = message["reason"] == "compiler-artifact"
+                && message["target"]["kind"] == serde_json::json!(["lib"])
+                && message["profile"]["test"] == false
+                && Path::new(message["manifest_path"].as_str()?) == manifest;
+            // The metadata file is named by the build's hash (the library may be copied out).
+            let files = message["filenames"]
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str);
+            let metadata = files.filter(|file| file.ends_with(".rmeta"));
+            is_lib.then(|| metadata.map(str::to_owned).collect())
+        });
+        artifacts.collect::<Vec<Vec<String>>>().concat()
+    };
+    let json = "--message-format=json";
+    let built = libraries(&["build", "--locked", "--features", "manifests", json]);
+    let tested = [
+        "test",
+        "--locked",
+        "--features",
+        "manifests",
+        "--no-run",
+        json,
+    ];
+    let tested = libraries(&tested);
+    assert!(!built.is_empty(), "no library built in {}", dir.display());
+    assert_eq!(
+        built,
+        tested,
+        "the tests of {} link another build of the project's crate than the manager's",
+        dir.display()
     );
 }
 

@@ -13,7 +13,7 @@
 // limitations under the License.
 
 //! End-to-end tests: the manager against the cluster of the current kubeconfig context, one
-//! module per kind. The harness (`rbuilder_runtime::e2e`) installs the CRDs, gives each test a
+//! module per kind. The harness (`rbuilder_testing::e2e`) installs the CRDs, gives each test a
 //! namespace of its own, starts the manager built by cargo, and cleans up after the test.
 //!
 //! The tests are `#[ignore]`d so that `cargo test` needs no cluster. `make test-e2e` runs them
@@ -21,7 +21,7 @@
 //! --test-threads=1`. Any cluster will do, e.g. `kind create cluster`; no image is built.
 //! `E2E_NAMESPACE=<namespace>` runs them in an existing namespace instead.
 
-use rbuilder_runtime::e2e::Project;
+use rbuilder_testing::e2e::Project;
 
 /// This project, for the harness.
 const PROJECT: Project = Project {

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use deploy_image::api::v1alpha1;
 
-use rbuilder_runtime::e2e::{
+use rbuilder_testing::e2e::{
     TestEnv, fetch, gone, has_condition, images, is_controlled_by, is_rolled_out, replica_sets,
     step,
 };

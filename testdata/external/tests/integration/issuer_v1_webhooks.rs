@@ -18,7 +18,7 @@
 //! kind name can clash with the names used here.
 
 use kube::Api;
-use rbuilder_runtime::envtest::{Environment, step};
+use rbuilder_testing::envtest::{Environment, step};
 
 use external::OPERATOR;
 use external::api::external::cert_manager::v1;

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use helm_chart::api::v1;
 
-use rbuilder_runtime::e2e::{
+use rbuilder_testing::e2e::{
     TestEnv, fetch, gone, has_condition, images, is_controlled_by, is_rolled_out, replica_sets,
     step,
 };

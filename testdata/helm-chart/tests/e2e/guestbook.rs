@@ -21,7 +21,7 @@ use kube::{Api, ResourceExt};
 use helm_chart::api::v1;
 
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, is_ready, step};
+use rbuilder_testing::e2e::{TestEnv, fetch, gone, is_ready, step};
 
 use crate::PROJECT;
 

@@ -18,7 +18,7 @@
 //! clash with the names used here.
 
 use kube::{Api, ResourceExt};
-use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+use rbuilder_testing::envtest::{Environment, from_yaml, step};
 
 use helm_chart::OPERATOR;
 use helm_chart::api::v1;

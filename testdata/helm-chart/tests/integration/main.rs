@@ -14,7 +14,7 @@
 
 //! Integration tests: each kind's controller and webhooks against a real kube-apiserver and
 //! etcd, one module per kind and per kind's webhooks. Each test starts a control plane of its
-//! own (`rbuilder_runtime::envtest`, about 3 s): the project's CRDs installed from the code,
+//! own (`rbuilder_testing::envtest`, about 3 s): the project's CRDs installed from the code,
 //! its webhooks served from the test process and called by the API server, its controllers run
 //! with only the role `make manifests` writes. As with kubebuilder's envtest there is no
 //! kube-controller-manager, scheduler or kubelet: no garbage collection, and no Pod runs.

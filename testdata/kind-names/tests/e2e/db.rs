@@ -21,7 +21,7 @@ use kube::{Api, ResourceExt};
 use kind_names::api::v1;
 
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, is_ready, step};
+use rbuilder_testing::e2e::{TestEnv, fetch, gone, is_ready, step};
 
 use crate::PROJECT;
 

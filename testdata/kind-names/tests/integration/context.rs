@@ -19,7 +19,7 @@
 use kube::api::DeleteParams;
 use kube::{Api, ResourceExt};
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, is_ready, step};
+use rbuilder_testing::envtest::{Environment, fetch, from_yaml, gone, is_ready, step};
 
 use kind_names::OPERATOR;
 use kind_names::api::v1;

@@ -17,7 +17,7 @@
 
 use kube::api::{Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+use rbuilder_testing::envtest::{Environment, from_yaml, step};
 use serde_json::json;
 
 use multiversion::OPERATOR;

@@ -4,7 +4,7 @@
 //! clash with the names used here.
 
 use kube::{Api, ResourceExt};
-use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+use rbuilder_testing::envtest::{Environment, from_yaml, step};
 
 use namespaced::OPERATOR;
 use namespaced::api::v1;

@@ -15,7 +15,7 @@
 //! Unit tests of the Application controller, against a mocked API server.
 
 use kube::Resource;
-use rbuilder_runtime::testing::{mock_context, within_timeout};
+use rbuilder_testing::testing::{mock_context, within_timeout};
 
 use super::*;
 

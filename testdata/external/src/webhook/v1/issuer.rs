@@ -46,7 +46,7 @@ impl Defaulter for IssuerWebhook {
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    use rbuilder_runtime::testing::{admission_review, patched};
+    use rbuilder_testing::testing::{admission_review, patched};
 
     use super::*;
 

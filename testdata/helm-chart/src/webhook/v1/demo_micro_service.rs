@@ -85,7 +85,7 @@ fn check_image(image: &str) -> Result<(), Denied> {
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::testing::{admission_review, patched};
+    use rbuilder_testing::testing::{admission_review, patched};
     use serde_json::{Value, json};
 
     use super::*;

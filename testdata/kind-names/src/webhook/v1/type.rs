@@ -46,7 +46,7 @@ impl Validator for TypeWebhook {
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::testing::admission_review;
+    use rbuilder_testing::testing::admission_review;
     use serde_json::json;
 
     use super::*;

@@ -78,7 +78,7 @@ impl Validator for ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimitsWe
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::testing::{admission_review, patched};
+    use rbuilder_testing::testing::{admission_review, patched};
     use serde_json::json;
 
     use super::*;

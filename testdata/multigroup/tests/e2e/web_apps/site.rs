@@ -11,7 +11,7 @@ use kube::{Api, ResourceExt};
 use multigroup::api::web_apps::v1beta1;
 
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, is_ready, step};
+use rbuilder_testing::e2e::{TestEnv, fetch, gone, is_ready, step};
 
 use crate::PROJECT;
 

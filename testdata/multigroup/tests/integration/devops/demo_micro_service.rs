@@ -9,7 +9,7 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Resource, ResourceExt};
-use rbuilder_runtime::envtest::{
+use rbuilder_testing::envtest::{
     Environment, fetch, from_yaml, gone, images, is_controlled_by, step,
 };
 use serde_json::json;

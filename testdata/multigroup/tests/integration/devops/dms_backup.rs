@@ -7,7 +7,7 @@
 
 use kube::api::DeleteParams;
 use kube::{Api, ResourceExt};
-use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, step};
+use rbuilder_testing::envtest::{Environment, fetch, from_yaml, gone, step};
 
 use multigroup::OPERATOR;
 use multigroup::api::devops::v1;

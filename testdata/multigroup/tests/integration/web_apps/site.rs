@@ -9,7 +9,7 @@
 use kube::api::DeleteParams;
 use kube::{Api, ResourceExt};
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, is_ready, step};
+use rbuilder_testing::envtest::{Environment, fetch, from_yaml, gone, is_ready, step};
 
 use multigroup::OPERATOR;
 use multigroup::api::web_apps::v1beta1;

@@ -8,7 +8,7 @@
 //! clash with the names used here.
 
 use kube::Api;
-use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+use rbuilder_testing::envtest::{Environment, from_yaml, step};
 
 use multigroup::OPERATOR;
 use multigroup::api::web_apps::v1beta1;

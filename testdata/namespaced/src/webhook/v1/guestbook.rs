@@ -33,7 +33,7 @@ impl Defaulter for GuestbookWebhook {
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::testing::{admission_review, patched};
+    use rbuilder_testing::testing::{admission_review, patched};
     use serde_json::json;
 
     use super::*;

@@ -48,7 +48,7 @@ impl Validator for PodWebhook {
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    use rbuilder_runtime::testing::{admission_review, patched};
+    use rbuilder_testing::testing::{admission_review, patched};
 
     use super::*;
 

@@ -15,7 +15,7 @@
 //! Unit tests of the Guestbook controller, against a mocked API server: each test
 //! scripts the requests the controller must send and the API server's answers.
 
-use rbuilder_runtime::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
+use rbuilder_testing::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
 use serde_json::json;
 
 use super::*;

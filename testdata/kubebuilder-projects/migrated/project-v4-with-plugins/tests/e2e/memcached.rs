@@ -22,7 +22,7 @@ use kube::{Api, ResourceExt};
 
 use project_v4_with_plugins::api::v1alpha1;
 
-use rbuilder_runtime::e2e::{
+use rbuilder_testing::e2e::{
     TestEnv, fetch, gone, has_condition, is_controlled_by, is_rolled_out, step,
 };
 

@@ -19,7 +19,7 @@
 use kube::api::DeleteParams;
 use kube::{Api, ResourceExt};
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, is_ready, step};
+use rbuilder_testing::envtest::{Environment, fetch, from_yaml, gone, is_ready, step};
 
 use project_v4_with_plugins::OPERATOR;
 use project_v4_with_plugins::api::v1;

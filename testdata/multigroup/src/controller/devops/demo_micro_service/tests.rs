@@ -8,7 +8,7 @@
 //! integration tests (`tests/integration/`) run the whole controller against kube-apiserver.
 
 use k8s_openapi::api::apps::v1::DeploymentStatus;
-use rbuilder_runtime::testing::{Method, mock_context, within_timeout};
+use rbuilder_testing::testing::{Method, mock_context, within_timeout};
 use serde_json::{Value, json};
 
 use super::*;

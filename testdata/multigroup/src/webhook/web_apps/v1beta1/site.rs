@@ -36,7 +36,7 @@ impl Validator for SiteWebhook {
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::testing::admission_review;
+    use rbuilder_testing::testing::admission_review;
     use serde_json::json;
 
     use super::*;

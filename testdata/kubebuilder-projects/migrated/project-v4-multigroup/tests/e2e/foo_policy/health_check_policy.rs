@@ -21,7 +21,7 @@ use kube::{Api, ResourceExt};
 use project_v4_multigroup::api::foo_policy::v1;
 
 use rbuilder_runtime::Reconciler as _;
-use rbuilder_runtime::e2e::{TestEnv, fetch, gone, is_ready, step};
+use rbuilder_testing::e2e::{TestEnv, fetch, gone, is_ready, step};
 
 use crate::PROJECT;
 

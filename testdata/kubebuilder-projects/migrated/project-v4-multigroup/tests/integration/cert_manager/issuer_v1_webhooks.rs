@@ -18,7 +18,7 @@
 //! kind name can clash with the names used here.
 
 use kube::Api;
-use rbuilder_runtime::envtest::{Environment, step};
+use rbuilder_testing::envtest::{Environment, step};
 
 use project_v4_multigroup::OPERATOR;
 use project_v4_multigroup::api::external::cert_manager::v1;

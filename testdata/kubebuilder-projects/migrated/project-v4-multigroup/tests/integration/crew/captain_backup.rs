@@ -17,7 +17,7 @@
 
 use kube::api::DeleteParams;
 use kube::{Api, ResourceExt};
-use rbuilder_runtime::envtest::{Environment, fetch, from_yaml, gone, step};
+use rbuilder_testing::envtest::{Environment, fetch, from_yaml, gone, step};
 
 use project_v4_multigroup::OPERATOR;
 use project_v4_multigroup::api::crew::v1;

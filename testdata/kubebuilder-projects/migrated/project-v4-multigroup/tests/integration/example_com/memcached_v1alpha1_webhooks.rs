@@ -18,7 +18,7 @@
 //! clash with the names used here.
 
 use kube::Api;
-use rbuilder_runtime::envtest::{Environment, from_yaml, step};
+use rbuilder_testing::envtest::{Environment, from_yaml, step};
 
 use project_v4_multigroup::OPERATOR;
 use project_v4_multigroup::api::example_com::v1alpha1;

@@ -46,8 +46,8 @@ impl Validator for MemcachedWebhook {
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::envtest::from_yaml;
-    use rbuilder_runtime::testing::admission_review;
+    use rbuilder_testing::envtest::from_yaml;
+    use rbuilder_testing::testing::admission_review;
 
     use super::*;
 

@@ -83,7 +83,7 @@ mod tests {
     fn a_round_trip_of_the_sample_keeps_every_field() {
         let hub = "example.com.testproject.org/v1";
         let spoke = "example.com.testproject.org/v2";
-        let original: Value = rbuilder_runtime::envtest::from_yaml(SAMPLE);
+        let original: Value = rbuilder_testing::envtest::from_yaml(SAMPLE);
         let converted = convert(&original, spoke);
         assert_eq!(converted["apiVersion"], spoke);
         let back = convert(&converted, hub);

@@ -14,8 +14,8 @@
 
 //! Unit tests of the `crew-captain-backup` controller, against a mocked API server.
 
-use rbuilder_runtime::envtest::from_yaml;
-use rbuilder_runtime::testing::{mock_context, within_timeout};
+use rbuilder_testing::envtest::from_yaml;
+use rbuilder_testing::testing::{mock_context, within_timeout};
 
 use super::*;
 

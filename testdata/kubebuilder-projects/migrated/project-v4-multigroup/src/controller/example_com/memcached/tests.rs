@@ -19,8 +19,8 @@
 //! (`tests/integration/`) run the whole controller against kube-apiserver.
 
 use k8s_openapi::api::apps::v1::DeploymentStatus;
-use rbuilder_runtime::envtest::from_yaml;
-use rbuilder_runtime::testing::{Method, mock_context, within_timeout};
+use rbuilder_testing::envtest::from_yaml;
+use rbuilder_testing::testing::{Method, mock_context, within_timeout};
 use serde_json::{Value, json};
 
 use super::*;

@@ -15,8 +15,8 @@
 //! Unit tests of the Wordpress controller, against a mocked API server: each test
 //! scripts the requests the controller must send and the API server's answers.
 
-use rbuilder_runtime::envtest::from_yaml;
-use rbuilder_runtime::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
+use rbuilder_testing::envtest::from_yaml;
+use rbuilder_testing::testing::{ApiServer, Method, mock_context, status_error, within_timeout};
 use serde_json::json;
 
 use super::*;

@@ -66,8 +66,8 @@ impl Validator for CaptainWebhook {
 
 #[cfg(test)]
 mod tests {
-    use rbuilder_runtime::envtest::from_yaml;
-    use rbuilder_runtime::testing::{admission_review, patched};
+    use rbuilder_testing::envtest::from_yaml;
+    use rbuilder_testing::testing::{admission_review, patched};
 
     use super::*;
 

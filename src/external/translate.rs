@@ -21,7 +21,7 @@ use super::comparable::without_descriptions;
 use super::derived::{self, Attribute, Made, QUANTITY_PATTERN, TYPE_DESCRIPTION};
 use super::names::{field_ident, pascal_case};
 use super::schema::{AdditionalProperties, Schema};
-use crate::model::api_types::conditions_schema;
+use crate::model::conditions::conditions_schema;
 
 /// One field of a struct.
 #[derive(Debug, Clone, PartialEq)]

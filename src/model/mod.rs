@@ -4,6 +4,7 @@
 pub mod api_types;
 mod article;
 pub mod builtin;
+pub(crate) mod conditions;
 pub mod deploy_image;
 mod image;
 pub mod layout;

@@ -4,7 +4,8 @@
 # statement of `Reconciler::apply`, `let _edited = N;`, a new N each time: code, not a comment,
 # which incremental builds would skip), then `cargo build`, `cargo test --no-run` and `cargo
 # build --release`, each timed as a whole process, RUNS times (5), one edit before each; prints
-# each command's median, minimum and maximum in milliseconds.
+# each command's median, minimum and maximum in milliseconds; and `cargo test --no-run` once more,
+# timed after an untimed `cargo build` of the same edit, as a user who runs both waits for it.
 # The project's own settings (its profiles, incremental builds in dev as cargo's default), in a
 # copy of it with a target folder of its own (EDIT_LOOP_TARGET, default a new one: the first,
 # untimed builds then compile every dependency, several minutes). Run it on an idle machine.
@@ -37,11 +38,17 @@ millis() {
   "$@" >/dev/null 2>&1
   echo $((($(date +%s%N) - start) / 1000000))
 }
-# $(figures COMMAND...): "median (min-max) ms" of RUNS edits, each followed by COMMAND.
+# $(figures [--built] COMMAND...): "median (min-max) ms" of RUNS edits, each followed by
+# COMMAND; with --built, by an untimed `cargo build` first.
 figures() {
-  local times
+  local times built=false
+  if [ "$1" = --built ]; then
+    built=true
+    shift
+  fi
   times=$(for _ in $(seq "$runs"); do
     edit
+    if $built; then cargo build --locked --quiet; fi
     millis "$@"
   done | sort -n)
   echo "$(echo "$times" | sed -n "$(((runs + 1) / 2))p") ms (min $(echo "$times" | head -1), max $(echo "$times" | tail -1))"
@@ -55,3 +62,6 @@ cargo build --locked --quiet --release
 echo "cargo build after an edit:            $(figures cargo build --locked)"
 echo "cargo test --no-run after an edit:    $(figures cargo test --locked --no-run)"
 echo "cargo build --release after an edit:  $(figures cargo build --locked --release)"
+# What `make run` then `make test` waits for the second time: the tests after the manager's
+# build of the same edit (untimed), which they share the project's crate with.
+echo "cargo test --no-run after the build:  $(figures --built cargo test --locked --no-run)"

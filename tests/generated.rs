@@ -50,6 +50,15 @@ fn envtest_assets() -> &'static str {
     })
 }
 
+/// `target/<name>` in the tree `dir`, for a file a check writes and removes: inside the build's
+/// folder, which no listing of the tree's files takes in (tests/golden.rs reads the example
+/// while this file checks it in place).
+fn scratch(dir: &Path, name: &str) -> PathBuf {
+    let target = dir.join("target");
+    std::fs::create_dir_all(&target).expect("create target/");
+    target.join(name)
+}
+
 /// Runs `program args` in `dir`; panics with its output if it fails.
 fn run(dir: &Path, program: &str, args: &[&str]) -> String {
     let started = std::time::Instant::now();
@@ -158,12 +167,12 @@ fn check_project(dir: &Path) {
 
     // What `make deploy` applies: valid objects for the Kubernetes version generated for.
     let rendered = run(dir, "kubectl", &["kustomize", "config/default"]);
-    let all = dir.join("target-rendered.yaml");
+    let all = scratch(dir, "rendered.yaml");
     std::fs::write(&all, &rendered).expect("write rendered manifests");
     run(
         dir,
         "kubernetes-validate",
-        &["--strict", "--quiet", "target-rendered.yaml"],
+        &["--strict", "--quiet", "target/rendered.yaml"],
     );
     std::fs::remove_file(&all).expect("remove rendered manifests");
     check_restricted_pods(&rendered);
@@ -468,14 +477,14 @@ fn check_samples_against_crds(dir: &Path) {
             .find(|v| v["name"] == version)
             .map(|v| v["schema"]["openAPIV3Schema"].clone())
             .unwrap_or_else(|| panic!("no CRD version for {}", path.display()));
-        let schema_file = dir.join("target-schema.json");
-        let sample_file = dir.join("target-sample.json");
+        let schema_file = scratch(dir, "schema.json");
+        let sample_file = scratch(dir, "sample.json");
         std::fs::write(&schema_file, json_schema(schema).to_string()).expect("write schema");
         std::fs::write(&sample_file, sample.to_string()).expect("write sample");
         run(
             dir,
             "check-jsonschema",
-            &["--schemafile", "target-schema.json", "target-sample.json"],
+            &["--schemafile", "target/schema.json", "target/sample.json"],
         );
         std::fs::remove_file(schema_file).expect("cleanup");
         std::fs::remove_file(sample_file).expect("cleanup");
@@ -607,8 +616,8 @@ fn check_dev_container(dir: &Path) {
 /// arguments: the build gets every platform and pushes, a failed build fails the target, and
 /// the builder it created is removed either way.
 fn check_docker_buildx(dir: &Path) {
-    let tool = dir.join("target-fake-docker");
-    let log = dir.join("target-fake-docker.log");
+    let tool = scratch(dir, "fake-docker");
+    let log = scratch(dir, "fake-docker.log");
     std::fs::write(
         &tool,
         format!(
@@ -1681,12 +1690,12 @@ fn helm_template(dir: &Path, release: &str, namespace: &str, sets: &[&str]) -> V
         args.extend(["--set", set]);
     }
     let rendered = run(dir, helm(), &args);
-    let file = dir.join("target-helm.yaml");
+    let file = scratch(dir, "helm.yaml");
     std::fs::write(&file, &rendered).expect("write the chart's objects");
     run(
         dir,
         "kubernetes-validate",
-        &["--strict", "--quiet", "target-helm.yaml"],
+        &["--strict", "--quiet", "target/helm.yaml"],
     );
     std::fs::remove_file(&file).expect("remove the chart's objects");
     check_restricted_pods(&rendered);

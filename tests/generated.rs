@@ -1379,7 +1379,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
 use kube::{Client, Resource, ResourceExt};
-use rbuilder_runtime::envtest::{ControlPlane, from_yaml};
+use rbuilder_testing::envtest::{ControlPlane, from_yaml};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

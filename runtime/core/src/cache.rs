@@ -235,15 +235,8 @@ mod tests {
 
     use super::*;
     use crate::owned::Slim;
+    use crate::stores::tests::deployment;
     use crate::testing::{Method, mock_context, within_timeout};
-
-    fn deployment(name: &str) -> Deployment {
-        let mut deployment = Deployment::default();
-        deployment.metadata.name = Some(name.into());
-        deployment.metadata.namespace = Some("default".into());
-        deployment.metadata.uid = Some("d-1".into());
-        deployment
-    }
 
     #[tokio::test]
     async fn a_controller_reads_its_cache_by_kind() {

@@ -175,14 +175,15 @@ where
 pub struct NotSynced(Duration);
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use k8s_openapi::api::apps::v1::Deployment;
     use kube::runtime::reflector;
 
     use super::*;
     use crate::testing::within_timeout;
 
-    fn deployment(name: &str) -> Deployment {
+    /// A Deployment `name` in `default` with the uid `d-1` (the caches' tests' object).
+    pub(crate) fn deployment(name: &str) -> Deployment {
         let mut deployment = Deployment::default();
         deployment.metadata.name = Some(name.into());
         deployment.metadata.namespace = Some("default".into());

@@ -17,9 +17,11 @@
 //!   CRDs, the role and the webhook configurations from the code, and `manifests helm` (`make
 //!   helm`), the Helm chart's templates made from what `config/default` renders. Build-time
 //!   tools: the manager builds without them.
-//! - `testing`, `envtest` and `e2e` (feature `testing`, for the project's dev-dependencies): a
-//!   mocked API server for unit tests, a real API server for integration tests, and the harness
-//!   of the end-to-end tests.
+//! - `testing`, `envtest` and `e2e` (feature `testing`): a mocked API server for unit tests, a
+//!   real API server for integration tests, and the harness of the end-to-end tests. Projects
+//!   made now name the crate `rbuilder-testing` as their dev-dependency instead (the feature
+//!   would make the tests' build of this crate, and so of the project's, another one than the
+//!   manager's); the feature stays for the projects made before.
 //!
 //! This crate holds no code: it gathers the crates that do (`core/`, what the manager links;
 //! `manifests/`, the build-time tools; `testing/`, the test support), so that a project names

@@ -5,7 +5,8 @@
 //! The layer wraps the whole stack kube builds, so it sees one call per API request: request
 //! URIs are still relative there, hence the host taken from the client's configuration; the
 //! retries kube makes inside are one request here (client-go counts each); a watch is counted
-//! once, when its response headers arrive.
+//! once, when its response headers arrive. The watches among the GETs are also counted apart
+//! (not exported), so that a test can tell a read from a cache's watch (re)opened meanwhile.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -24,8 +25,14 @@ pub(crate) struct RequestLabels {
     host: String,
 }
 
-/// The counters, one series per status code, method and host.
-pub(crate) type RequestCounters = Family<RequestLabels, Counter>;
+/// The counters: client-go's series, one per status code, method and host, and the watches.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RequestCounters {
+    /// The series `/metrics` exports.
+    pub(crate) by_code: Family<RequestLabels, Counter>,
+    /// The GETs that opened a watch, answered or not.
+    pub(crate) watches: Counter,
+}
 
 /// Counts the requests of the client it is added to.
 #[derive(Clone, Debug)]
@@ -83,9 +90,11 @@ where
             method: request.method().as_str().to_owned(),
             host: self.host.clone(),
         };
+        let watch = is_watch(request.uri());
         Counted {
             inner: self.inner.call(request),
             labels: Some(labels),
+            watch,
             counters: self.counters.clone(),
         }
     }
@@ -97,8 +106,18 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: F,
         labels: Option<RequestLabels>,
+        watch: bool,
         counters: RequestCounters,
     }
+}
+
+/// Whether `uri` opens a watch: kube sends `watch=true` (the API server also takes `1`).
+fn is_watch(uri: &http::Uri) -> bool {
+    uri.query().is_some_and(|query| {
+        query
+            .split('&')
+            .any(|pair| pair == "watch=true" || pair == "watch=1")
+    })
 }
 
 impl<F, RB, E> Future for Counted<F>
@@ -115,7 +134,10 @@ where
                 Ok(response) => response.status().as_u16().to_string(),
                 Err(_) => "<error>".to_owned(),
             };
-            this.counters.get_or_create(&labels).inc();
+            this.counters.by_code.get_or_create(&labels).inc();
+            if *this.watch {
+                this.counters.watches.inc();
+            }
         }
         Poll::Ready(result)
     }
@@ -156,6 +178,22 @@ mod tests {
             method: "GET".into(),
             host: "10.96.0.1:443".into(),
         };
-        assert_eq!(counters.get_or_create(&labels).get(), 1);
+        assert_eq!(counters.by_code.get_or_create(&labels).get(), 1);
+        assert_eq!(counters.watches.get(), 0, "a read taken for a watch");
+    }
+
+    #[test]
+    fn a_watch_is_told_from_a_read_by_its_query() {
+        let uri = |text: &str| text.parse::<http::Uri>().expect("a URI");
+        let path = "/api/v1/configmaps";
+        assert!(is_watch(&uri(&format!(
+            "{path}?&watch=true&resourceVersion=7"
+        ))));
+        assert!(is_watch(&uri(&format!("{path}?watch=1"))));
+        assert!(!is_watch(&uri(&format!("{path}?&limit=500"))));
+        assert!(!is_watch(&uri(&format!(
+            "{path}?&labelSelector=watch%3Dtrue"
+        ))));
+        assert!(!is_watch(&uri(path)));
     }
 }

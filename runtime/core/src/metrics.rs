@@ -119,16 +119,18 @@ impl Metrics {
         self.requests_of(&["POST", "PUT", "PATCH", "DELETE"])
     }
 
-    /// How many GET requests were made: reads, lists and watches.
+    /// How many GET requests that read were made: gets and lists, not the watches the
+    /// caches open (and reopen when one ends), which come when they come.
     pub fn reads(&self) -> u64 {
-        self.requests_of(&["GET"])
+        let gets = self.requests_of(&["GET"]);
+        gets.saturating_sub(self.requests.watches.get())
     }
 
     /// How many requests with one of `methods` were made, read as `/metrics` shows them (the
     /// counters' labels are not listed otherwise).
     fn requests_of(&self, methods: &[&str]) -> u64 {
         let mut registry = Registry::default();
-        registry.register("requests", "", self.requests.clone());
+        registry.register("requests", "", self.requests.by_code.clone());
         let mut text = String::new();
         if prometheus_client::encoding::text::encode(&mut text, &registry).is_err() {
             return 0;
@@ -184,7 +186,7 @@ impl Metrics {
         registry.register(
             "rest_client_requests",
             "Number of HTTP requests, partitioned by status code, method, and host.",
-            self.requests.clone(),
+            self.requests.by_code.clone(),
         );
         self.queue.register(&mut registry);
         registry.register_collector(Box::new(ProcessMetrics::new()));

@@ -443,8 +443,10 @@ impl Environment {
         self.metrics.writes()
     }
 
-    /// How many GET requests (reads, lists, watches) the controllers [run](Self::run) here
-    /// have sent to the API server: to know that a reconcile read from a cache.
+    /// How many reads (GET requests of an object or a list) the controllers [run](Self::run)
+    /// here have sent to the API server: to know that a reconcile read from a cache. The
+    /// watches their caches open are not counted: a cache is ready once its first list is in,
+    /// and its watch may be answered after a reconcile has run.
     pub fn reads(&self) -> u64 {
         self.metrics.reads()
     }

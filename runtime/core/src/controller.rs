@@ -15,7 +15,9 @@
 //!   1 s to 5 minutes, and no faster than 100 retries at once and 10 a second after that, for
 //!   all the controller's objects together (controller-runtime's default rate limiters);
 //! - it reconciles one object at a time unless the reconciler says otherwise
-//!   ([`Reconciler::MAX_CONCURRENT_RECONCILES`]);
+//!   ([`Reconciler::MAX_CONCURRENT_RECONCILES`]), taking objects in the order they became due
+//!   and reading each from the cache when a worker takes it: an object changed several times
+//!   while it waits is reconciled once, as it is then (controller-runtime's workqueue);
 //! - what is only a deletion getting ahead of a reconcile (a finalizer refused to an object
 //!   being deleted, an `apply` refused by its own namespace being deleted, an object found
 //!   gone) is not reported as a failure; a failed cleanup always is;
@@ -28,6 +30,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt::Debug;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -35,11 +38,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
+use futures::{FutureExt, StreamExt, future};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::ListParams;
 use kube::core::ApiResource;
-use kube::runtime::controller::{self, Error as ControllerError};
+use kube::runtime::controller::Error as ControllerError;
 use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -47,7 +50,8 @@ use kube::{Api, Resource, ResourceExt};
 use ring::rand::SecureRandom;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, debug, info, info_span, warn};
 
@@ -63,10 +67,12 @@ use crate::events;
 use crate::metrics::Outcome;
 use crate::namespaces;
 use crate::owned::{self, Owns};
+use crate::queue_metrics::Queued;
 use crate::rate_limit::{self, SharedBucket, TokenBucket};
 use crate::scope::Scope;
 use crate::state::{MissingState, StateType, States};
 use crate::stores;
+use crate::work_queue::{Key, WorkQueue};
 
 /// The first retry of a failed reconcile comes after this long.
 pub(crate) const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -340,26 +346,62 @@ async fn run<R: Reconciler<S>, S: Send + Sync + 'static>(
     // A list or watch that fails later (a conversion webhook down a moment) is retried with a
     // growing delay, not in a tight loop: `for_stream` leaves that to its caller.
     let objects = namespaces::reflected(apis, watcher::Config::default(), writer).applied_objects();
-    // No limit in kube-runtime: the driver's workers are the limit (see `Driver::worker`).
-    let config = controller::Config::default();
-    let controller = Controller::for_stream(objects, cache.clone()).with_config(config);
+    let controller = Controller::for_stream(objects, cache.clone());
     let controller = R::owns().watch(controller, &driver.ctx);
     let controller = R::watches(controller, ctx);
     info!(controller = R::NAME, "starting");
-    let ctx = Arc::clone(ctx);
-    controller
+    // kube-runtime's controller only says which objects are due; the driver's workers take
+    // them from the queue (see `work_queue`).
+    let queue = Arc::new(WorkQueue::new(R::NAME, driver.ctx.metrics.queue.clone()));
+    let triggers = controller
         .graceful_shutdown_on(shutdown.cancelled_owned())
         .run(
-            move |obj, driver| reconcile::<R, S>(obj, driver, cache.clone(), ctx.clone()),
-            error_policy::<R, S>,
-            driver.clone(),
+            |obj, queue| {
+                queue.add(Key::of(&*obj));
+                future::ready(Ok::<_, Infallible>(Action::await_change()))
+            },
+            |_, never, _| match *never {},
+            queue.clone(),
         )
         .for_each(|result| {
-            handle_result(&driver, R::NAME, result);
+            handle_trigger(&driver, R::NAME, result);
             async {}
-        })
-        .await;
+        });
+    let workers = work::<R, S>(driver.clone(), queue, cache, Arc::clone(ctx));
+    tokio::join!(triggers, workers);
     Ok(())
+}
+
+/// Hands the keys of `queue` to the driver's workers, each reconciled on a task of its own,
+/// until the controller stops; then waits for the reconciles under way (the keys still queued
+/// are left, as controller-runtime's workers leave theirs).
+async fn work<R: Reconciler<S>, S: Send + Sync + 'static>(
+    driver: Arc<Driver>,
+    queue: Arc<WorkQueue>,
+    cache: Store<R::Resource>,
+    ctx: Arc<Context<S>>,
+) {
+    let mut running = JoinSet::new();
+    loop {
+        let Some(worker) = driver.worker().await else {
+            break;
+        };
+        let (key, queued) = tokio::select! {
+            biased;
+            () = driver.shutdown.cancelled() => break,
+            next = queue.next() => next,
+        };
+        let (driver, queue, cache, ctx) =
+            (driver.clone(), queue.clone(), cache.clone(), ctx.clone());
+        running.spawn(async move {
+            let then = reconcile::<R, S>(&key, queued, &driver, &cache, ctx).await;
+            drop(worker);
+            queue.done(key, then);
+        });
+        // Those ended, so that the set holds only what runs.
+        while running.try_join_next().is_some() {}
+    }
+    while running.join_next().await.is_some() {}
 }
 
 /// How long a controller keeps trying to list its kind at start before the manager gives up:
@@ -439,7 +481,7 @@ pub(crate) struct Driver {
     retries: SharedBucket,
     /// [`Reconciler::MAX_CONCURRENT_RECONCILES`] workers (none: no limit); see
     /// [`worker`](Self::worker).
-    workers: Option<Semaphore>,
+    workers: Option<Arc<Semaphore>>,
     /// Cancelled when the controller stops: a reconcile still waiting for a worker gives up.
     shutdown: CancellationToken,
 }
@@ -470,11 +512,15 @@ impl Driver {
 
     /// A driver with `max` workers (0: no limit), until `shutdown`.
     fn with_workers(ctx: Arc<Context>, max: u16, shutdown: &CancellationToken) -> Arc<Self> {
-        let workers = (max > 0).then(|| Semaphore::new(max.into()));
+        let workers = (max > 0).then(|| Arc::new(Semaphore::new(max.into())));
         Arc::new(Self::with(ctx, workers, shutdown.clone()))
     }
 
-    fn with(ctx: Arc<Context>, workers: Option<Semaphore>, shutdown: CancellationToken) -> Self {
+    fn with(
+        ctx: Arc<Context>,
+        workers: Option<Arc<Semaphore>>,
+        shutdown: CancellationToken,
+    ) -> Self {
         let retries = TokenBucket::new(RETRY_QPS, RETRY_BURST, tokio::time::Instant::now());
         Self {
             ctx,
@@ -486,23 +532,17 @@ impl Driver {
     }
 
     /// Waits for a free worker (`Some(None)` without a limit); `None` if the controller stops
-    /// first.
-    ///
-    /// The limit is here, not kube-runtime's (`controller::Config::concurrency`): kube-runtime
-    /// keeps the objects that became due while its workers were busy in a set, and takes the
-    /// next one from it in no particular order, so that when many objects fail at once a few
-    /// of them, retried over and over, can starve the others. tokio's semaphore is fair:
-    /// reconciles get a worker in the order they became due, as from controller-runtime's
-    /// queue, and a retry waits behind every object that was due before it. (An object waiting
-    /// for a worker is being reconciled as far as kube-runtime knows: a change of it meanwhile
-    /// brings one more reconcile after this one.)
-    async fn worker(&self) -> Option<Option<SemaphorePermit<'_>>> {
+    /// first. The limit is here, not kube-runtime's (`controller::Config::concurrency`), which
+    /// takes the next object from a set in no particular order: with the driver's queue,
+    /// objects get a worker in the order they became due, and a failure's retry waits behind
+    /// every object that was due before it.
+    async fn worker(&self) -> Option<Option<OwnedSemaphorePermit>> {
         let Some(workers) = &self.workers else {
             return Some(None);
         };
         tokio::select! {
             // Never closed.
-            permit = workers.acquire() => permit.ok().map(Some),
+            permit = Arc::clone(workers).acquire_owned() => permit.ok().map(Some),
             () = self.shutdown.cancelled() => None,
         }
     }
@@ -600,37 +640,63 @@ impl<E: std::error::Error + 'static> Failure<E> {
     }
 }
 
-/// One reconcile of `obj` by `R`, with everything the runtime does around it, in a span that
-/// gives every log line of it (the reconciler's own too) the controller's name, the object's
-/// namespace and name (`object`: a field `name` would clash with the span's own name in JSON
-/// logs) and an id of this reconcile, as controller-runtime gives its logger.
+/// The turn of the object `key` of `R`, which a worker took from the queue: it is read from
+/// `cache` now, as controller-runtime reads its cache only when a worker takes a key, since an
+/// object may wait for its worker for minutes at scale, and what changed meanwhile (an edit, a
+/// deletion, an owner reference the garbage collector removed) must not be undone by a
+/// reconcile of what it was. An object that `cache` no longer holds was deleted while it
+/// waited: nothing to do, and its failures are forgotten.
 ///
-/// `obj` is the object as it was when it became due; it is reconciled as `cache` has it when
-/// a worker takes it, as controller-runtime reads its cache only then: an object may wait for
-/// its worker for minutes at scale, and what changed meanwhile (an edit, a deletion, an owner
-/// reference the garbage collector removed) must not be undone by a reconcile of what it was.
-/// An object that `cache` no longer holds was deleted while it waited: nothing to do.
+/// Returns when the object is due again: after the delay its reconcile asked for, or the
+/// backoff of its failures; `None` for its next change.
+async fn reconcile<R: Reconciler<S>, S: Send + Sync + 'static>(
+    key: &Key,
+    queued: Queued,
+    driver: &Arc<Driver>,
+    cache: &Store<R::Resource>,
+    ctx: Arc<Context<S>>,
+) -> Option<Duration> {
+    let (obj, result) = take_turn::<R, S>(key, queued, driver, cache, ctx).await?;
+    let object = ObjectRef::from_obj(&*obj);
+    match result {
+        Ok(action) => {
+            debug!(controller = R::NAME, %object, "reconciled");
+            let then = requeue_after(&action);
+            // Again after a delay: a retry, as controller-runtime counts a `RequeueAfter`.
+            if then.is_some() {
+                driver.ctx.metrics.queue.retry(R::NAME);
+            }
+            then
+        }
+        Err(failure) => {
+            let error = error_chain(&failure);
+            warn!(controller = R::NAME, %object, error, "reconcile failed");
+            Some(retry_after_failure::<R, S>(&*obj, driver))
+        }
+    }
+}
+
+/// Reads `key` from `cache` and reconciles it, with everything the runtime does around it, in
+/// a span that gives every log line of it (the reconciler's own too) the controller's name, the
+/// object's namespace and name (`object`: a field `name` would clash with the span's own name
+/// in JSON logs) and an id of this reconcile, as controller-runtime gives its logger. `None`
+/// if the object is gone.
 ///
 /// `ctx` is what the reconciler gets: the driver's context with the controller's state.
-pub(crate) async fn reconcile<R: Reconciler<S>, S: Send + Sync + 'static>(
-    obj: Arc<R::Resource>,
-    driver: Arc<Driver>,
-    cache: Store<R::Resource>,
+async fn take_turn<R: Reconciler<S>, S: Send + Sync + 'static>(
+    key: &Key,
+    queued: Queued,
+    driver: &Arc<Driver>,
+    cache: &Store<R::Resource>,
     ctx: Arc<Context<S>>,
-) -> Result<Action, Failure<R::Error>> {
-    // In the queue (`workqueue_depth`) until a worker is free.
-    let queue = driver.ctx.metrics.queue.clone();
-    let queued = queue.add(R::NAME);
-    let workers = Arc::clone(&driver);
-    let Some(_worker) = workers.worker().await else {
-        // The controller stops: this reconcile never started.
-        return Ok(Action::await_change());
-    };
+) -> Option<(Arc<R::Resource>, Result<Action, Failure<R::Error>>)> {
+    // Out of the queue, into the work under way (`workqueue_*`).
     let _in_progress = queued.start();
-    let Some(obj) = cache.get(&ObjectRef::from_obj(&*obj)) else {
-        debug!(controller = R::NAME, object = %ObjectRef::from_obj(&*obj), "deleted while queued");
-        driver.forget(obj.meta().namespace.as_deref(), &obj.name_any());
-        return Ok(Action::await_change());
+    let object = key.object_ref::<R::Resource>();
+    let Some(obj) = cache.get(&object) else {
+        debug!(controller = R::NAME, %object, "deleted while queued");
+        driver.forget(key.namespace.as_deref(), &key.name);
+        return None;
     };
     let span = info_span!(
         "reconcile",
@@ -639,15 +705,68 @@ pub(crate) async fn reconcile<R: Reconciler<S>, S: Send + Sync + 'static>(
         object = %obj.name_any(),
         reconcile_id = %reconcile_id(),
     );
-    let result = reconcile_in_span::<R, S>(obj, driver, ctx)
+    let result = reconcile_in_span::<R, S>(obj.clone(), driver.clone(), ctx)
         .instrument(span)
         .await;
-    // Again after a delay: a retry, as controller-runtime counts a `RequeueAfter` (a failure's
-    // is counted by `error_policy`).
-    if matches!(&result, Ok(action) if *action != Action::await_change()) {
-        queue.retry(R::NAME);
+    Some((obj, result))
+}
+
+/// When `action` asks for the object to be reconciled again, `None` for its next change.
+///
+/// kube-runtime's `Action` keeps its delay to itself (its own scheduler reads it), so it is
+/// read from the `Debug` form, `Action { requeue_after: Some(90s) }`, and checked: the
+/// `Action` made of what was read must be `action`. Should a later kube-runtime write it
+/// otherwise, the object comes again after [`UNREADABLE_REQUEUE`] rather than never (and the
+/// runtime's tests of this function fail first).
+fn requeue_after(action: &Action) -> Option<Duration> {
+    if *action == Action::await_change() {
+        return None;
     }
-    result
+    let text = format!("{action:?}");
+    let read = text
+        .strip_prefix("Action { requeue_after: Some(")
+        .and_then(|rest| rest.strip_suffix(") }"))
+        .and_then(parse_duration)
+        .filter(|delay| Action::requeue(*delay) == *action);
+    if read.is_none() {
+        warn!(
+            action = text,
+            "cannot read the delay of a requeue; using {UNREADABLE_REQUEUE:?}"
+        );
+    }
+    Some(read.unwrap_or(UNREADABLE_REQUEUE))
+}
+
+/// The delay of a requeue whose `Action` could not be read: kube-runtime's advice for a
+/// periodic reconcile is an hour; five minutes errs toward reconciling.
+const UNREADABLE_REQUEUE: Duration = Duration::from_secs(5 * 60);
+
+/// A `Duration` as its `Debug` form writes it: `90s`, `1.5s`, `250ms`, `1.000001ms`, `7µs`,
+/// `3ns`, exactly (every digit is written).
+fn parse_duration(text: &str) -> Option<Duration> {
+    let (number, nanos_per_unit, decimals) = [
+        ("ms", 1_000_000, 6),
+        ("µs", 1_000, 3),
+        ("ns", 1, 0),
+        ("s", 1_000_000_000, 9),
+    ]
+    .into_iter()
+    .find_map(|(unit, per, decimals)| Some((text.strip_suffix(unit)?, per, decimals)))?;
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty()
+        || fraction.len() > decimals
+        || !fraction.chars().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: u128 = whole.parse().ok()?;
+    let fraction: u128 = match fraction {
+        "" => 0,
+        digits => format!("{digits:0<decimals$}").parse().ok()?,
+    };
+    let nanos = whole.checked_mul(nanos_per_unit)?.checked_add(fraction)?;
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    Some(Duration::new(secs, (nanos % 1_000_000_000) as u32))
 }
 
 /// A random id (a UUID, version 4, as controller-runtime's `reconcileID`) for one reconcile.
@@ -872,15 +991,14 @@ async fn with_finalizer<R: Reconciler<S>, S: Send + Sync + 'static>(
 /// change to the object still reconciles it at once.
 ///
 /// Every failed object thus has a retry queued until it succeeds; a retry that finds it gone
-/// ([`handle_result`]) forgets its failures, so no count outlives its object by more than
+/// ([`take_turn`]) forgets its failures, so no count outlives its object by more than
 /// [`LAST_RETRY`].
-pub(crate) fn error_policy<R: Reconciler<S>, S: Send + Sync + 'static>(
-    obj: Arc<R::Resource>,
-    _failure: &Failure<R::Error>,
-    driver: Arc<Driver>,
-) -> Action {
+fn retry_after_failure<R: Reconciler<S>, S: Send + Sync + 'static>(
+    obj: &R::Resource,
+    driver: &Driver,
+) -> Duration {
     driver.ctx.metrics.queue.retry(R::NAME);
-    Action::requeue(driver.retry_after(&*obj))
+    driver.retry_after(obj)
 }
 
 /// The delay before retrying after `failures` failures in a row.
@@ -894,24 +1012,19 @@ fn key(namespace: Option<&str>, name: &str) -> String {
     format!("{}/{name}", namespace.unwrap_or_default())
 }
 
-/// Logs one result of `Controller::run`, and forgets the failures of an object found gone.
-fn handle_result<K, E>(
+/// Logs what kube-runtime's controller reports besides the keys it queued: a queued object
+/// found deleted before its turn (e.g. the retry of a failed one), whose failures are
+/// forgotten, and a watch that failed.
+fn handle_trigger<K>(
     driver: &Driver,
     controller: &str,
-    result: Result<(ObjectRef<K>, Action), ControllerError<Failure<E>, watcher::Error>>,
+    result: Result<(ObjectRef<K>, Action), ControllerError<Infallible, watcher::Error>>,
 ) where
     K: Resource,
     K::DynamicType: Debug,
-    E: std::error::Error + 'static,
 {
     match result {
-        Ok((object, _)) => debug!(controller, %object, "reconciled"),
-        Err(ControllerError::ReconcilerFailed(failure, object)) => {
-            let error = error_chain(&failure);
-            warn!(controller, %object, error, "reconcile failed");
-        }
-        // A queued object deleted before its turn (e.g. the retry of a failed one): nothing to
-        // do but forget its failures.
+        Ok(_) => {}
         Err(ControllerError::ObjectNotFound(object)) => {
             driver.forget(object.namespace.as_deref(), &object.name);
             debug!(controller, %object, "gone");
@@ -1056,7 +1169,7 @@ mod tests {
         obj
     }
 
-    /// [`reconcile`] of `obj` by `R`, with a cache that holds `obj` as it is.
+    /// The turn of `obj` ([`take_turn`]) of `R`, with a cache that holds `obj` as it is.
     fn reconcile_cached<R: Reconciler>(
         obj: Arc<R::Resource>,
         driver: Arc<Driver>,
@@ -1064,7 +1177,11 @@ mod tests {
         let (cache, mut writer) = reflector::store();
         writer.apply_watcher_event(&watcher::Event::Apply((*obj).clone()));
         let ctx = Arc::clone(&driver.ctx);
-        reconcile::<R, ()>(obj, driver, cache, ctx)
+        let queued = driver.ctx.metrics.queue.add(R::NAME);
+        async move {
+            let turn = take_turn::<R, ()>(&Key::of(&*obj), queued, &driver, &cache, ctx).await;
+            turn.expect("the object is in the cache").1
+        }
     }
 
     /// Runs the driver's `reconcile` of `R` on `obj` against `script`, which plays the API
@@ -1195,11 +1312,11 @@ mod tests {
             "controller_runtime_reconcile_errors_total{controller=\"widget\"} 1"
         ));
 
-        let obj = Arc::new(obj);
-        let delays: Vec<Action> = (0..3)
-            .map(|_| error_policy::<Test<FAIL>, ()>(obj.clone(), &failure, driver.clone()))
+        assert!(matches!(failure, Failure::Apply(_)), "{failure}");
+        let delays: Vec<Duration> = (0..3)
+            .map(|_| retry_after_failure::<Test<FAIL>, ()>(&obj, &driver))
             .collect();
-        let secs = |s| Action::requeue(Duration::from_secs(s));
+        let secs = Duration::from_secs;
         assert_eq!(delays, [secs(1), secs(2), secs(4)]);
         assert_eq!(retry_delay(100), LAST_RETRY);
     }
@@ -1258,7 +1375,22 @@ mod tests {
         assert_eq!(driver.retry_after(&first), 2 * FIRST_RETRY);
     }
 
-    /// A reconcile still waiting for a worker when the controller stops gives up, without a
+    /// The driver's workers of `R` over a queue, with a cache that holds `objects`, on a task.
+    fn spawn_work<R: Reconciler>(
+        driver: &Arc<Driver>,
+        objects: &[R::Resource],
+    ) -> (Arc<WorkQueue>, tokio::task::JoinHandle<()>) {
+        let (cache, mut writer) = reflector::store();
+        for obj in objects {
+            writer.apply_watcher_event(&watcher::Event::Apply(obj.clone()));
+        }
+        let queue = Arc::new(WorkQueue::new(R::NAME, driver.ctx.metrics.queue.clone()));
+        let ctx = Arc::clone(&driver.ctx);
+        let work = work::<R, ()>(driver.clone(), queue.clone(), cache, ctx);
+        (queue, tokio::spawn(work))
+    }
+
+    /// An object still waiting for a worker when the controller stops is left, without a
     /// request: the manager does not work through a queue of objects on its way out.
     #[tokio::test]
     async fn a_reconcile_waiting_for_a_worker_gives_up_when_the_controller_stops() {
@@ -1266,15 +1398,13 @@ mod tests {
         let shutdown = CancellationToken::new();
         let driver = Driver::for_reconciler::<Test<SUCCEED>, ()>(ctx, &shutdown);
         let busy = driver.worker().await.expect("a worker");
-        let waiting = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
-            Arc::new(widget(&[FINALIZER], false)),
-            driver.clone(),
-        ));
+        let obj = widget(&[FINALIZER], false);
+        let (queue, work) = spawn_work::<Test<SUCCEED>>(&driver, std::slice::from_ref(&obj));
+        queue.add(Key::of(&obj));
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert!(!waiting.is_finished(), "reconciled without a worker");
+        assert_eq!(queue.len(), 1, "reconciled without a worker");
         shutdown.cancel();
-        let result = within_timeout(waiting).await.expect("the reconcile's task");
-        assert_eq!(result.expect("no failure"), Action::await_change());
+        within_timeout(work).await.expect("the workers stop");
         drop(busy);
         let request = server.try_answer(Duration::from_millis(100), |_, _, _| (500, Value::Null));
         assert!(request.await.is_none(), "a request was sent");
@@ -1307,17 +1437,16 @@ mod tests {
     async fn the_queue_in_front_of_the_workers_is_measured() {
         let (ctx, mut server) = mock_context();
         let shutdown = CancellationToken::new();
+        let _stop = shutdown.clone().drop_guard();
         // As the manager starts each controller's series.
         ctx.metrics.init_controller("widget", 1);
         let driver = Driver::for_reconciler::<Test<SUCCEED>, ()>(ctx, &shutdown);
         let labels = r#"{name="widget",controller="widget"}"#;
         let depth = r#"workqueue_depth{name="widget",controller="widget",priority=""}"#;
         let busy = driver.worker().await.expect("a worker");
-        let obj = Arc::new(widget(&[FINALIZER], false));
-        let waiting = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
-            obj.clone(),
-            driver.clone(),
-        ));
+        let obj = widget(&[FINALIZER], false);
+        let (queue, _work) = spawn_work::<Test<SUCCEED>>(&driver, std::slice::from_ref(&obj));
+        queue.add(Key::of(&obj));
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(metric_value(&driver, depth), 1.0);
         assert_eq!(
@@ -1329,11 +1458,13 @@ mod tests {
 
         drop(busy);
         answer_act(&mut server, SUCCEED).await;
-        let result = within_timeout(waiting).await.expect("the reconcile's task");
-        assert_eq!(
-            result.expect("reconciled"),
-            Action::requeue(Duration::from_secs(60))
-        );
+        let worked = format!("workqueue_work_duration_seconds_count{labels}");
+        within_timeout(async {
+            while metric_value(&driver, &worked) < 1.0 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
         assert_eq!(metric_value(&driver, depth), 0.0);
         assert_eq!(metric_value(&driver, &queued), 1.0);
         let waited = metric_value(
@@ -1341,17 +1472,41 @@ mod tests {
             &format!("workqueue_queue_duration_seconds_sum{labels}"),
         );
         assert!(waited >= 0.1, "waited {waited} s");
-        let worked = format!("workqueue_work_duration_seconds_count{labels}");
-        assert_eq!(metric_value(&driver, &worked), 1.0);
         let unfinished = format!("workqueue_unfinished_work_seconds{labels}");
         assert_eq!(metric_value(&driver, &unfinished), 0.0);
-        // The requeue after 60 s.
+        // The requeue after 60 s the reconcile asked for.
         let retries = format!("workqueue_retries_total{labels}");
         assert_eq!(metric_value(&driver, &retries), 1.0);
         // A failure's retry.
-        let failure = Failure::<TestError>::Invalid("the object has no name");
-        error_policy::<Test<SUCCEED>, ()>(obj, &failure, driver.clone());
+        retry_after_failure::<Test<SUCCEED>, ()>(&obj, &driver);
         assert_eq!(metric_value(&driver, &retries), 2.0);
+    }
+
+    /// The delay a reconcile asks for is read from kube-runtime's `Action` exactly, whatever
+    /// its unit.
+    #[test]
+    fn the_delay_of_a_requeue_is_read_exactly() {
+        let delays = [
+            Duration::ZERO,
+            Duration::from_nanos(1),
+            Duration::from_micros(7),
+            Duration::from_micros(1500),
+            Duration::from_millis(250),
+            Duration::from_millis(1500),
+            Duration::from_secs(90),
+            Duration::new(3600, 1),
+            Duration::MAX,
+        ];
+        for delay in delays {
+            assert_eq!(
+                requeue_after(&Action::requeue(delay)),
+                Some(delay),
+                "{delay:?}"
+            );
+        }
+        assert_eq!(requeue_after(&Action::await_change()), None);
+        assert_eq!(parse_duration("1.5 s"), None);
+        assert_eq!(parse_duration("s"), None);
     }
 
     /// One object at a time unless the reconciler says otherwise, as in controller-runtime.
@@ -1365,9 +1520,8 @@ mod tests {
         let (ctx, mut server) = mock_context();
         let driver = Driver::new(ctx);
         let obj = Arc::new(widget(&[FINALIZER], false));
-        let failure = Failure::Invalid("test");
-        error_policy::<Test<SUCCEED>, ()>(obj.clone(), &failure, driver.clone());
-        error_policy::<Test<SUCCEED>, ()>(obj.clone(), &failure, driver.clone());
+        retry_after_failure::<Test<SUCCEED>, ()>(&obj, &driver);
+        retry_after_failure::<Test<SUCCEED>, ()>(&obj, &driver);
         let reconciled = tokio::spawn(reconcile_cached::<Test<SUCCEED>>(
             obj.clone(),
             driver.clone(),
@@ -1377,23 +1531,22 @@ mod tests {
             .await
             .expect("task")
             .expect("reconcile");
-        let action = error_policy::<Test<SUCCEED>, ()>(obj, &failure, driver);
-        assert_eq!(action, Action::requeue(FIRST_RETRY));
+        let delay = retry_after_failure::<Test<SUCCEED>, ()>(&obj, &driver);
+        assert_eq!(delay, FIRST_RETRY);
     }
 
     #[tokio::test]
     async fn an_object_created_again_under_its_name_starts_from_the_first_retry() {
         let (ctx, _server) = mock_context();
         let driver = Driver::new(ctx);
-        let failure = Failure::Invalid("test");
-        let old = Arc::new(widget(&[FINALIZER], false));
+        let old = widget(&[FINALIZER], false);
         for _ in 0..3 {
-            error_policy::<Test<FAIL>, ()>(old.clone(), &failure, driver.clone());
+            retry_after_failure::<Test<FAIL>, ()>(&old, &driver);
         }
         let mut new = widget(&[FINALIZER], false);
         new.metadata.uid = Some("uid-2".into());
-        let action = error_policy::<Test<FAIL>, ()>(Arc::new(new), &failure, driver);
-        assert_eq!(action, Action::requeue(FIRST_RETRY));
+        let delay = retry_after_failure::<Test<FAIL>, ()>(&new, &driver);
+        assert_eq!(delay, FIRST_RETRY);
     }
 
     /// Every failed object has a retry queued: when it finds the object gone, the object's
@@ -1402,11 +1555,11 @@ mod tests {
     async fn the_failures_of_an_object_found_gone_are_forgotten() {
         let (ctx, _server) = mock_context();
         let driver = Driver::new(ctx);
-        let obj = Arc::new(widget(&[FINALIZER], false));
-        error_policy::<Test<FAIL>, ()>(obj.clone(), &Failure::Invalid("test"), driver.clone());
+        let obj = widget(&[FINALIZER], false);
+        retry_after_failure::<Test<FAIL>, ()>(&obj, &driver);
         assert_eq!(driver.failures().len(), 1);
-        let gone = ControllerError::ObjectNotFound(Box::new(ObjectRef::from_obj(&*obj).erase()));
-        handle_result::<Widget, TestError>(&driver, "widget", Err(gone));
+        let gone = ControllerError::ObjectNotFound(Box::new(ObjectRef::from_obj(&obj).erase()));
+        handle_trigger::<Widget>(&driver, "widget", Err(gone));
         assert!(driver.failures().is_empty());
     }
 
@@ -2192,7 +2345,7 @@ mod envtests {
     /// An object that waits for a worker is reconciled as it is when the worker takes it, as
     /// controller-runtime reads its cache then: not as it was when it became due, which an
     /// edit or a deletion meanwhile made stale (a reconcile of a deleted object's snapshot
-    /// recreates what its deletion removed).
+    /// recreates what its deletion removed); and once, however often it changed meanwhile.
     #[tokio::test]
     #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
     async fn a_queued_object_is_reconciled_as_it_is_when_its_turn_comes() {
@@ -2244,6 +2397,9 @@ mod envtests {
             !seen.iter().any(|(name, _)| name == "deleted"),
             "`deleted` was reconciled after its deletion: {seen:?}"
         );
+        // Its creation and its edit came while it waited: one turn covers both.
+        let turns = seen.iter().filter(|(name, _)| name == "edited").count();
+        assert_eq!(turns, 1, "`edited` was reconciled {turns} times: {seen:?}");
     }
 
     /// The failure count of a failing object is dropped once the object is gone, so that the

@@ -62,6 +62,7 @@ mod state;
 mod stores;
 mod tls;
 pub mod webhook;
+mod work_queue;
 
 // The runtime's own tests use its test support (the crate rbuilder-testing, runtime/testing)
 // from inside: its envtests run crate-private parts (the driver's failure counts, the leader

@@ -1,14 +1,13 @@
 //! controller-runtime's `workqueue_*` metrics, measured on the driver's queue (see
-//! `controller::Driver::worker`): names, types, labels and buckets as controller-runtime
+//! `work_queue`): names, types, labels and buckets as controller-runtime
 //! (`pkg/internal/metrics/workqueue.go`) registers them for client-go's work queue, so that
 //! the dashboards and alerts written for kubebuilder operators read them unchanged.
 //!
-//! kube-runtime's scheduler holds an object until it is due (a change came, or the delay of a
-//! requeue or retry has passed) and never reconciles one object twice at once, but shows
-//! nothing of it. The driver's queue is what comes after: an object due to be reconciled
-//! waits there for one of the controller's workers
-//! ([`MAX_CONCURRENT_RECONCILES`](crate::Reconciler::MAX_CONCURRENT_RECONCILES)), in the order
-//! it became due. So, per controller (`name` and `controller` both its name, as
+//! kube-runtime's controller says when an object is due (a change came); the driver's queue
+//! keeps it, each object once, until one of the controller's workers
+//! ([`MAX_CONCURRENT_RECONCILES`](crate::Reconciler::MAX_CONCURRENT_RECONCILES)) takes it, in
+//! the order objects became due, and brings it back after the delay of a requeue or a
+//! failure's retry. So, per controller (`name` and `controller` both its name, as
 //! controller-runtime labels them):
 //!
 //! - `workqueue_adds_total`: objects that became due and entered the queue;
@@ -22,8 +21,8 @@
 //!   (client-go updates them every 500 ms);
 //! - `workqueue_retries_total`: reconciles that asked to come again after a delay, a failure's
 //!   retry (controller-runtime's `AddRateLimited`) or a requeue (`RequeueAfter`): counted when
-//!   the reconcile ends, while the object waits in kube-runtime's scheduler, not in the queue;
-//!   once the delay has passed it is added again.
+//!   the reconcile ends, while the object waits for its delay, not yet in the queue; once the
+//!   delay has passed it is added again.
 //!
 //! What differs from client-go's queue: an object changed while it is being reconciled is
 //! added once that reconcile ends (client-go adds it at once, and counts it in the depth

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints how many lines each file a user owns has, in two projects a user would start with:
 # `init` + a plain `create api` (Guestbook), and `init` + the tutorial's DemoMicroService
-# (`create api --image ...`). Files rbuilder owns (runtime/, src/bin/manifests.rs: they say so
+# (`create api --image ...`). Files rbuilder owns (runtime/, manifests/: they say so
 # in their header) are counted apart, as are config/ and the other non-Rust files.
 #   bench/user_files.sh [RBUILDER]    (default: a debug build of this checkout)
 set -euo pipefail

@@ -2,13 +2,13 @@
 //! role), as rbuilder writes them when it scaffolds, so that a project renders with kustomize
 //! and applies before its first build.
 //!
-//! The invariant: for every project rbuilder scaffolds, these files are byte for byte what
-//! `cargo run --bin manifests` writes from the code. rbuilder cannot run that binary (it never
-//! compiles), so it holds the same knowledge here, in one place: a document becomes a sorted
+//! The invariant: for every project rbuilder scaffolds, these files are byte for byte what the
+//! `manifests` binary (`make manifests`) writes from the code. rbuilder cannot run that binary
+//! (it never compiles), so it holds the same knowledge here, in one place: a document becomes a sorted
 //! JSON value, then YAML through serde-saphyr, after the same header; a CRD is built from the
 //! description of the kind's types that the types template prints too
 //! (`model::api_types`); RBAC rules merge, and the role follows
-//! the operator's scope, by the runtime's own code (`runtime/src/role.rs`, compiled here as
+//! the operator's scope, by the runtime's own code (`runtime/core/src/role.rs`, compiled here as
 //! [`role`]). The generated-project tests run `manifests --check` on every variant to prove
 //! the two agree.
 

@@ -114,13 +114,9 @@ fn check_project(dir: &Path) {
         ],
     );
     run(dir, "cargo", &["fmt", "--check"]);
-    // As `make build` builds (DEV_FEATURES): the build that `make manifests` and the
-    // `manifests --check` below reuse. What the image builds is checked once, on the example.
-    run(
-        dir,
-        "cargo",
-        &["build", "--locked", "--features", "manifests"],
-    );
+    // As `make build` and the image build it: the build of the project's crate that `make
+    // test`, `make manifests` and the `manifests --check` below reuse.
+    run(dir, "cargo", &["build", "--locked"]);
     check_manager_holds_no_build_time_tools(dir);
     // The unit tests, and the integration tests against kube-apiserver and etcd (envtest), as
     // the project's user runs them.
@@ -143,19 +139,11 @@ fn check_project(dir: &Path) {
     check_manager_without_a_cluster(dir);
 
     // The manifests under config/ are exactly what the code generates.
+    let tool = manifests_package(dir);
     run(
         dir,
         "cargo",
-        &[
-            "run",
-            "--locked",
-            "--features",
-            "manifests",
-            "--bin",
-            "manifests",
-            "--",
-            "--check",
-        ],
+        &["run", "--locked", "--package", &tool, "--", "--check"],
     );
     let before = snapshot(&dir.join("config"));
     run(dir, "make", &["manifests"]);
@@ -227,11 +215,21 @@ fn check_manager_holds_no_build_time_tools(dir: &Path) {
     );
 }
 
-/// The tests link the very build of the project's crate that the manager's build made (as
-/// `make build` and `make test` build them, both with `DEV_FEATURES`): after an edit, `make test`
-/// compiles the test targets, not the crate again. (A dev-dependency that turned on a feature of
-/// a dependency the crate shares, as `rbuilder-runtime`'s feature `testing` did, makes the test
-/// build another build of the crate.) Both builds are done by then: cargo only names them.
+/// The name of the package of the project at `dir`'s `manifests` binary (manifests/).
+fn manifests_package(dir: &Path) -> String {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("folder name");
+    format!("{name}-manifests")
+}
+
+/// The tests and the `manifests` binary link the very build of the project's crate that the
+/// manager's build made (as `make build`, `make test` and `make manifests` build them): after an
+/// edit, each compiles its own targets, not the crate again. (A dev-dependency that turned on a
+/// feature of a dependency the crate shares, as `rbuilder-runtime`'s feature `testing` did, or
+/// a feature of the project's own package, as the `manifests` binary's was, makes another build
+/// of the crate.) The builds are done by then: cargo only names them.
 fn check_tests_link_the_managers_build(dir: &Path) {
     let manifest = dir.join("Cargo.toml");
     let libraries = |args: &[&str]| -> Vec<String> {
@@ -253,21 +251,22 @@ fn check_tests_link_the_managers_build(dir: &Path) {
         artifacts.collect::<Vec<Vec<String>>>().concat()
     };
     let json = "--message-format=json";
-    let built = libraries(&["build", "--locked", "--features", "manifests", json]);
-    let tested = [
-        "test",
-        "--locked",
-        "--features",
-        "manifests",
-        "--no-run",
-        json,
-    ];
-    let tested = libraries(&tested);
+    let built = libraries(&["build", "--locked", json]);
+    let tested = libraries(&["test", "--locked", "--no-run", json]);
     assert!(!built.is_empty(), "no library built in {}", dir.display());
     assert_eq!(
         built,
         tested,
         "the tests of {} link another build of the project's crate than the manager's",
+        dir.display()
+    );
+    let tool = manifests_package(dir);
+    let generating = libraries(&["build", "--locked", "--package", &tool, json]);
+    assert_eq!(
+        built,
+        generating,
+        "the manifests binary of {} links another build of the project's crate than the \
+         manager's",
         dir.display()
     );
 }
@@ -298,11 +297,10 @@ fn check_manager_without_a_cluster(dir: &Path) {
     ] {
         assert!(help.contains(flag), "{name} --help lacks {flag}:\n{help}");
     }
-    // Started as a user starts it, `cargo run` (the package's default-run), which must not
-    // have to be told which of the two binaries to run: with the `manifests` feature, as `make
-    // run` builds it (DEV_FEATURES), both are there.
+    // Started as a user starts it, `cargo run`, which must not have to be told which binary
+    // to run (the `manifests` binary is in a package of its own).
     let out = as_a_users_build(&mut Command::new("cargo"))
-        .args(["run", "--quiet", "--locked", "--features", "manifests"])
+        .args(["run", "--quiet", "--locked"])
         .current_dir(dir)
         .env("KUBECONFIG", dir.join("no-such-kubeconfig"))
         .env_remove("KUBERNETES_SERVICE_HOST")
@@ -773,11 +771,7 @@ fn the_newest_crates_build_and_pass() {
         // checks on the example itself: nothing more to try (and minutes of CI saved).
         return;
     }
-    run(
-        &dir,
-        "cargo",
-        &["build", "--locked", "--features", "manifests"],
-    );
+    run(&dir, "cargo", &["build", "--locked"]);
     run(
         &dir,
         "cargo",
@@ -1715,10 +1709,11 @@ fn check_helm_chart(dir: &Path, project: &str) {
         !written.contains("wrote "),
         "a second make helm wrote:\n{written}"
     );
-    bash(
-        dir,
-        "kubectl kustomize config/default | cargo run --quiet --features manifests --bin manifests -- helm --check",
+    let check = format!(
+        "kubectl kustomize config/default | cargo run --quiet --package {} -- helm --check",
+        manifests_package(dir)
     );
+    bash(dir, &check);
     // A template that config/ no longer makes is deleted; the user's own templates stay.
     let templates = dir.join("dist/chart/templates");
     let header = std::fs::read_to_string(templates.join("manager/manager.yaml"))

@@ -163,7 +163,7 @@ fn golden_trees_are_what_rbuilder_writes() {
 const CRATE_ROOTS: &[&str] = &[
     "src/lib.rs",
     "src/main.rs",
-    "src/bin/manifests.rs",
+    "manifests/src/main.rs",
     "tests/e2e/main.rs",
     "tests/integration/main.rs",
     "runtime/src/lib.rs",

@@ -16,7 +16,10 @@
 //! - `manifests` and `helm` (feature `manifests`): the `manifests` binary, which writes the
 //!   CRDs, the role and the webhook configurations from the code, and `manifests helm` (`make
 //!   helm`), the Helm chart's templates made from what `config/default` renders. Build-time
-//!   tools: the manager builds without them.
+//!   tools: the manager builds without them. Projects made now name the crate
+//!   `rbuilder-manifests` in the binary's own package (`manifests/`) instead (the feature, on a
+//!   binary of the project's package, made that package's build with it another build than the
+//!   manager's); the feature stays for the projects made before.
 //! - `testing`, `envtest` and `e2e` (feature `testing`): a mocked API server for unit tests, a
 //!   real API server for integration tests, and the harness of the end-to-end tests. Projects
 //!   made now name the crate `rbuilder-testing` as their dev-dependency instead (the feature

@@ -6,8 +6,8 @@
 //! manifests), `.helmignore`, `templates/_helpers.tpl` and `templates/NOTES.txt`; and the
 //! Makefile's `helm` and `helm-*` targets. The other templates are made from what
 //! `config/default` renders, which takes kustomize, so the project makes them itself: `make
-//! helm` pipes `kubectl kustomize config/default` into `cargo run --bin manifests -- helm` (the
-//! runtime's `helm` module), after every change to config/, as kubebuilder's users run the
+//! helm` pipes `kubectl kustomize config/default` into the `manifests` binary's `helm` command
+//! (the runtime's `helm` module), after every change to config/, as kubebuilder's users run the
 //! plugin again after `make manifests`.
 
 use anyhow::{Context as _, Result, bail};
@@ -63,6 +63,10 @@ pub fn plan(
     let mut ctx = ctx.clone();
     ctx.insert("helm", &settings(plan, project)?);
     ctx.insert("app_version", &app_version(plan)?);
+    // A project made before the `manifests` binary had a package of its own runs it as a
+    // binary of its own package.
+    let in_src_bin = plan.exists(super::owned_files::IN_SRC_BIN);
+    ctx.insert("manifests_in_src_bin", &in_src_bin);
     let templates = Templates::load(&["helm/", "inserts/helm_makefile", "inserts/readme_helm"])?;
     let chart_name = project.project_name.as_ref();
     let mut add = Additions::new(Order::EachFileWithItsInserts);

@@ -113,7 +113,7 @@ pub(super) fn plan(root: &Path, project: &Project, ctx: &tera::Context) -> Resul
         let out = name.strip_prefix(TEMPLATE_DIR).unwrap_or(&name).to_owned();
         add.add(Entry::template(out, name, IfExists::Refuse));
     }
-    for (path, content) in owned_files::render(&templates, ctx)? {
+    for (path, content) in owned_files::render(&templates, ctx, owned_files::Manifests::Package)? {
         add.add(Entry::text(path, content, IfExists::Refuse));
     }
     add.plan(&mut plan, &templates, ctx, false)?;

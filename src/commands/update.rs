@@ -33,7 +33,7 @@ pub fn run(root: &Path, args: UpdateArgs) -> Result<()> {
     };
     let templates = Templates::load(owned_files::TEMPLATES)?;
     let ctx = project_context(root, &project);
-    let rendered = owned_files::render(&templates, &ctx)?;
+    let rendered = owned_files::render(&templates, &ctx, owned_files::Manifests::of(root))?;
 
     let mut plan = Plan::new(root);
     let mut edited = Vec::new();
@@ -292,7 +292,7 @@ fn old_conversion_files(root: &Path) -> Result<Vec<String>> {
 /// The files under the project that carry rbuilder's ownership header.
 fn owned_files_on_disk(root: &Path) -> Result<Vec<String>> {
     let mut found = Vec::new();
-    for dir in ["runtime", "src"] {
+    for dir in ["runtime", "src", "manifests"] {
         walk(root, &root.join(dir), &mut found)?;
     }
     found

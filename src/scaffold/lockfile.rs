@@ -37,6 +37,13 @@ fn is_runtime(name: &str) -> bool {
     RUNTIME.contains(&name)
 }
 
+/// The project package of the tested lock: the example's.
+const EXAMPLE: &str = "demo-microservice";
+
+/// What the name of a project's package of the `manifests` binary (manifests/) adds to the
+/// project's.
+const MANIFESTS_SUFFIX: &str = "-manifests";
+
 /// One `[[package]]` of a lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Package {
@@ -64,13 +71,21 @@ pub struct Lock {
 
 impl Lock {
     /// The tested resolution for a project whose package is `project_name` (version 0.1.0, as
-    /// init writes it).
+    /// init writes it), with its package of the `manifests` binary.
     pub fn tested(project_name: &str) -> Result<Self> {
         let mut lock = Self::parse(TESTED)
             .context("internal error: rbuilder's tested Cargo.lock cannot be read")?;
-        for package in &mut lock.packages {
-            if !package.is_external() && !is_runtime(&package.name) {
-                package.name = project_name.to_owned();
+        let renamed = |name: &mut String| {
+            if let Some(rest) = name.strip_prefix(EXAMPLE)
+                && (rest.is_empty() || rest == MANIFESTS_SUFFIX)
+            {
+                *name = format!("{project_name}{rest}");
+            }
+        };
+        for package in lock.packages.iter_mut().filter(|p| !p.is_external()) {
+            renamed(&mut package.name);
+            for (name, _) in &mut package.dependencies {
+                renamed(name);
             }
         }
         Ok(lock)
@@ -206,10 +221,20 @@ impl Lock {
         // and any other member as the user's lock has them.
         let runtime = tested.packages.iter().filter(|p| is_runtime(&p.name));
         packages.extend(runtime.cloned());
+        // The project's package: the one of the two the tested lock adds to the runtime's whose
+        // name the other's extends (a project may be named `x-manifests`).
+        let own = |p: &&Package| !p.is_external() && !is_runtime(&p.name);
+        let own_names: BTreeSet<&str> = tested
+            .packages
+            .iter()
+            .filter(own)
+            .map(|p| p.name.as_str())
+            .collect();
         let root_name = tested
             .packages
             .iter()
-            .find(|p| !p.is_external() && !is_runtime(&p.name))
+            .filter(own)
+            .find(|p| own_names.contains(format!("{}{MANIFESTS_SUFFIX}", p.name).as_str()))
             .map(|p| p.name.clone())
             .unwrap_or_default();
         let mut root = self
@@ -445,6 +470,30 @@ mod tests {
         );
         assert!(!text.contains("demo-microservice"));
         assert_eq!(Lock::parse(&text).expect("parse").render(), text);
+        // Its package of the `manifests` binary too, with the dependency on it.
+        let tool = "name = \"aaa-operator-manifests\"\nversion = \"0.1.0\"\n\
+                    dependencies = [\n \"aaa-operator\",\n \"rbuilder-manifests\",\n]\n";
+        assert!(text.contains(tool), "{text}");
+    }
+
+    /// An older project's lock, without the package of the `manifests` binary (its binary is
+    /// in its own package), is updated without it; a newer one keeps it. Either way the
+    /// project's package is told from it, even when the project's name ends like it.
+    #[test]
+    fn a_merge_keeps_the_projects_layout() {
+        let manifest = include_str!("../../examples/demo-microservice/Cargo.toml");
+        for name in ["op", "op-manifests"] {
+            let tested = Lock::tested(name).expect("tested");
+            let written: BTreeSet<(String, String)> =
+                tested.external_versions().into_iter().collect();
+            let tool = format!("{name}-manifests");
+            let (same, _) = tested.merged(&tested, &written, manifest).expect("merge");
+            assert_eq!(same.render(), tested.render());
+            let mut older = tested.clone();
+            older.packages.retain(|p| p.name != tool);
+            let (merged, _) = older.merged(&tested, &written, manifest).expect("merge");
+            assert_eq!(merged.render(), older.render(), "{name}");
+        }
     }
 
     /// A project named like a crate of the lock (accepted as a name: only direct dependencies

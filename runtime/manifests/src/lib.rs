@@ -52,14 +52,17 @@ enum Command {
 }
 
 /// The `main` of the `manifests` binary of `operator`, whose project is at `root`: the whole of
-/// the project's `src/bin/manifests.rs`.
+/// the project's `manifests/src/main.rs` (of `src/bin/manifests.rs` in projects made before
+/// the binary had a package of its own, through `rbuilder_runtime::manifests`).
 ///
 /// ```no_run
 /// # static OPERATOR: rbuilder_runtime::Operator = rbuilder_runtime::Operator::new("guestbook");
 /// use std::process::ExitCode;
 ///
+/// const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+///
 /// fn main() -> ExitCode {
-///     rbuilder_runtime::manifests::main(&OPERATOR, env!("CARGO_MANIFEST_DIR"))
+///     rbuilder_manifests::main(&OPERATOR, ROOT)
 /// }
 /// ```
 pub fn main(operator: &Operator, root: &str) -> ExitCode {

@@ -16,8 +16,8 @@
 //! webhooks.
 //!
 //! The runtime in `runtime/` (crate `rbuilder_runtime`, owned by rbuilder) runs them:
-//! `src/main.rs` starts the manager, `src/bin/manifests.rs` writes the CRDs and the RBAC rules
-//! derived from this code into `config/`.
+//! `src/main.rs` starts the manager; the `manifests` binary (`manifests/`, `make manifests`)
+//! writes the CRDs and the RBAC rules derived from this code into `config/`.
 
 use rbuilder_runtime::{Operator, WatchScope};
 

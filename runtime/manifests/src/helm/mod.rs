@@ -1,5 +1,5 @@
-//! The Helm chart's templates, made from what `config/default` renders: `make helm` runs
-//! `kubectl kustomize config/default | cargo run --features manifests --bin manifests -- helm`,
+//! The Helm chart's templates, made from what `config/default` renders: `make helm` pipes
+//! `kubectl kustomize config/default` into the project's `manifests` binary (`manifests helm`),
 //! and this module turns each rendered object into a template of `dist/chart/templates/`, laid
 //! out as kubebuilder's `helm/v2-alpha` plugin lays out its chart.
 //!
@@ -106,7 +106,7 @@ fn run(operator: &Operator, root: &Path, check: bool) -> anyhow::Result<ExitCode
     if rendered.trim().is_empty() {
         bail!(
             "nothing on stdin: pipe the rendered manifests in, as `make helm` does \
-             (kubectl kustomize config/default | cargo run --features manifests --bin manifests -- helm)"
+             (kubectl kustomize config/default | manifests helm)"
         );
     }
     let settings = Settings {

@@ -14,6 +14,7 @@ use anyhow::{Context as _, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::owned_files::Manifests;
 use crate::project::Project;
 use crate::scaffold::{Additions, Entry, IfExists, Order, Plan, Templates};
 
@@ -65,8 +66,8 @@ pub fn plan(
     ctx.insert("app_version", &app_version(plan)?);
     // A project made before the `manifests` binary had a package of its own runs it as a
     // binary of its own package.
-    let in_src_bin = plan.exists(super::owned_files::IN_SRC_BIN);
-    ctx.insert("manifests_in_src_bin", &in_src_bin);
+    let manifests = Manifests::where_exists(|path| plan.exists(path));
+    ctx.insert("manifests_in_src_bin", &(manifests == Manifests::InSrcBin));
     let templates = Templates::load(&["helm/", "inserts/helm_makefile", "inserts/readme_helm"])?;
     let chart_name = project.project_name.as_ref();
     let mut add = Additions::new(Order::EachFileWithItsInserts);

@@ -23,14 +23,19 @@ pub enum Manifests {
 }
 
 /// The file of the older layout.
-pub const IN_SRC_BIN: &str = "src/bin/manifests.rs";
+const IN_SRC_BIN: &str = "src/bin/manifests.rs";
 /// The folder of the package.
 const PACKAGE: &str = "manifests/";
 
 impl Manifests {
     /// The layout of the project at `root`.
     pub fn of(root: &Path) -> Self {
-        match root.join(IN_SRC_BIN).is_file() {
+        Self::where_exists(|path| root.join(path).is_file())
+    }
+
+    /// The layout of a project in which `exists` tells which files there are (a plan's, say).
+    pub fn where_exists(exists: impl Fn(&str) -> bool) -> Self {
+        match exists(IN_SRC_BIN) {
             true => Self::InSrcBin,
             false => Self::Package,
         }

@@ -179,7 +179,8 @@ fn update_records_its_version_and_deletes_owned_files_it_no_longer_writes() {
 
 /// A project made while the `manifests` binary was `src/bin/manifests.rs` (a binary of the
 /// project's package, which its Cargo.toml names) keeps it there: `update` rewrites that file
-/// and writes no `manifests/` package, which the project's workspace does not have.
+/// and writes no `manifests/` package, which the project's workspace does not have; `make
+/// helm`, added later, runs the binary there.
 #[test]
 fn update_keeps_the_manifests_binary_of_an_older_project_where_it_is() {
     let (_tmp, dir) = demo_project();
@@ -199,6 +200,13 @@ fn update_keeps_the_manifests_binary_of_an_older_project_where_it_is() {
     // As written now, it is left alone; the project's layout holds.
     rbuilder(&dir, &["update"]).success();
     assert!(!dir.join("manifests").exists());
+    // The Helm chart, added later, runs the binary where it is.
+    rbuilder(&dir, &["edit", "--plugins", "helm/v2-alpha"]).success();
+    let makefile = read(&dir, "Makefile");
+    assert!(
+        makefile.contains("$(DEV_FEATURES) --bin manifests -- helm"),
+        "{makefile}"
+    );
 }
 
 /// PROJECT's cliVersion set to `old`, as if an rbuilder of that version had made the project;

@@ -967,19 +967,11 @@ fn check_watched_namespaces(tmp: &Path, dir: &Path) {
         "        - name: WATCH_NAMESPACE\n          value: $(POD_NAMESPACE),team-a,team-b\n";
     std::fs::write(&manager, text.replace(field_ref, listed)).expect("write manager.yaml");
     run(dir, "make", &["manifests"]);
+    let tool = manifests_package(dir);
     run(
         dir,
         "cargo",
-        &[
-            "run",
-            "--locked",
-            "--features",
-            "manifests",
-            "--bin",
-            "manifests",
-            "--",
-            "--check",
-        ],
+        &["run", "--locked", "--package", &tool, "--", "--check"],
     );
     let rendered = run(dir, "kubectl", &["kustomize", "config/default"]);
     check_restricted_pods(&rendered);

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::license;
 use crate::project::Project;
+use crate::scaffold::paths;
 use crate::versions::VERSIONS;
 
 /// The file holding the project's license header.
@@ -43,6 +44,10 @@ pub fn context_with_header(project: &Project, boilerplate: Option<String>) -> te
     ctx.insert(
         "crate_name",
         &project.project_name.as_ref().replace('-', "_"),
+    );
+    ctx.insert(
+        "manifests_package",
+        &paths::manifests_package(project.project_name.as_ref()),
     );
     ctx.insert("domain", &project.domain);
     ctx.insert("namespaced", &project.namespaced);

@@ -15,6 +15,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context as _, Result, anyhow, bail};
 
+use super::paths::MANIFESTS_PACKAGE_SUFFIX;
+
 /// The tested resolution, as the example's lock (its project package is `demo-microservice`).
 static TESTED: &str = include_str!("../../templates/lock/Cargo.lock");
 
@@ -39,10 +41,6 @@ fn is_runtime(name: &str) -> bool {
 
 /// The project package of the tested lock: the example's.
 const EXAMPLE: &str = "demo-microservice";
-
-/// What the name of a project's package of the `manifests` binary (manifests/) adds to the
-/// project's.
-const MANIFESTS_SUFFIX: &str = "-manifests";
 
 /// One `[[package]]` of a lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +75,7 @@ impl Lock {
             .context("internal error: rbuilder's tested Cargo.lock cannot be read")?;
         let renamed = |name: &mut String| {
             if let Some(rest) = name.strip_prefix(EXAMPLE)
-                && (rest.is_empty() || rest == MANIFESTS_SUFFIX)
+                && (rest.is_empty() || rest == MANIFESTS_PACKAGE_SUFFIX)
             {
                 *name = format!("{project_name}{rest}");
             }
@@ -234,7 +232,7 @@ impl Lock {
             .packages
             .iter()
             .filter(own)
-            .find(|p| own_names.contains(format!("{}{MANIFESTS_SUFFIX}", p.name).as_str()))
+            .find(|p| own_names.contains(format!("{}{MANIFESTS_PACKAGE_SUFFIX}", p.name).as_str()))
             .map(|p| p.name.clone())
             .unwrap_or_default();
         let mut root = self

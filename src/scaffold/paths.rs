@@ -8,6 +8,14 @@ pub use crate::manifests::role::ROLE_FILE as ROLE;
 
 /// The project's package manifest.
 pub const CARGO_TOML: &str = "Cargo.toml";
+/// What the name of the package of the project's `manifests` binary (manifests/) adds to the
+/// project's name: the templates (as `manifests_package`) and the tested lock both name it.
+pub const MANIFESTS_PACKAGE_SUFFIX: &str = "-manifests";
+
+/// The package of the `manifests` binary of project `project_name`.
+pub fn manifests_package(project_name: &str) -> String {
+    format!("{project_name}{MANIFESTS_PACKAGE_SUFFIX}")
+}
 /// The crate versions the project builds with (`--locked`).
 pub const CARGO_LOCK: &str = "Cargo.lock";
 /// The user's description of the operator (`OPERATOR`: controllers, CRDs, webhooks, scope).

@@ -156,7 +156,7 @@ where
         K::Scope: Scope,
     {
         let apis = ctx.watch_namespaces.apis(&ctx.client);
-        let (store, ready, changes) =
+        let (store, ready, _, changes) =
             ctx.watches
                 .watch(apis, config, namespaces::without_managed_fields);
         self.keep(&ctx.caches, store, ready);

@@ -253,7 +253,7 @@ impl<S> Context<S> {
     {
         let apis = self.watch_namespaces.apis(&self.client);
         let keep = namespaces::without_managed_fields;
-        let (store, ready, changes) = self.watches.watch(apis, config, keep);
+        let (store, ready, _, changes) = self.watches.watch(apis, config, keep);
         self.caches.insert_ready(store, &ready);
         changes
     }
@@ -346,6 +346,11 @@ impl<S> Context<S> {
     /// and most reconciles compute the status they found. (`obj` is as the controller's watch
     /// last saw it; if the status changed since, that change brings another reconcile.)
     ///
+    /// The status written does not bring another reconcile of the controller's own kind: the
+    /// reconcile that wrote it knows it (a change of the object made meanwhile by someone else
+    /// still does). A reconciler that must run again after writing its status says so with
+    /// `Action::requeue`.
+    ///
     /// ```no_run
     /// # use rbuilder_runtime::Context;
     /// # use rbuilder_runtime::conditions::condition;
@@ -379,9 +384,21 @@ impl<S> Context<S> {
             "kind": K::kind(&()),
             "status": status,
         });
-        self.api_near::<K>(obj)
+        // The controller's own kind: its watch need not bring this back to reconcile it (see
+        // `Echoes`).
+        let echoes = self.caches.own_echoes::<K>();
+        let namespace = obj.meta().namespace.as_deref();
+        let _writing = echoes
+            .as_ref()
+            .map(|echoes| echoes.writing(namespace, &obj.name_any()));
+        let written = self
+            .api_near::<K>(obj)
             .patch_status(&obj.name_any(), &self.apply_params(), &Patch::Apply(patch))
-            .await
+            .await?;
+        if let Some(echoes) = echoes {
+            echoes.wrote(obj.meta().resource_version.as_deref(), written.meta());
+        }
+        Ok(written)
     }
 
     /// Stops this operator's server-side applies from managing the field at `path` of `obj`

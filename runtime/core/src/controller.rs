@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, future};
 use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube::api::ListParams;
+use kube::api::{ListParams, Patch, PatchParams};
 use kube::core::ApiResource;
 use kube::runtime::controller::Error as ControllerError;
 use kube::runtime::finalizer::{self, finalizer};
@@ -60,6 +60,7 @@ pub use kube::runtime::controller::{Action, Controller};
 pub use crate::stores::NotSynced;
 
 use crate::context::Context;
+use crate::echoes::Echoes;
 use crate::errors::{
     error_chain, is_finalizer_refused_by_deletion, names_as_not_found, terminating_namespace,
 };
@@ -343,9 +344,19 @@ async fn run<R: Reconciler<S>, S: Send + Sync + 'static>(
         }
     }
     let (cache, writer) = reflector::store();
+    // The controller's writes of its own objects (the finalizer, the status) come back through
+    // its watch; they do not reconcile it again (see `Echoes`).
+    let echoes = Arc::new(Echoes::default());
+    driver
+        .ctx
+        .caches
+        .insert_own_echoes::<R::Resource>(echoes.clone());
     // A list or watch that fails later (a conversion webhook down a moment) is retried with a
     // growing delay, not in a tight loop: `for_stream` leaves that to its caller.
-    let objects = namespaces::reflected(apis, watcher::Config::default(), writer).applied_objects();
+    let config = watcher::Config::default();
+    let keep = namespaces::without_managed_fields;
+    let watch = namespaces::reflected_as(apis, config, keep, writer, Some(echoes.clone()));
+    let objects = echoes.without(watch.applied_objects());
     let controller = Controller::for_stream(objects, cache.clone());
     let controller = R::owns().watch(controller, &driver.ctx);
     let controller = R::watches(controller, ctx);
@@ -955,6 +966,13 @@ async fn with_finalizer<R: Reconciler<S>, S: Send + Sync + 'static>(
     name: &str,
 ) -> Result<Action, Failure<R::Error>> {
     let api = ctx.api_near::<R::Resource>(&*obj);
+    let echoes = ctx.caches.own_echoes::<R::Resource>();
+    let obj = add_finalizer(&api, name, obj, echoes)
+        .await
+        .map_err(|error| Failure::Finalizer {
+            action: "add",
+            error,
+        })?;
     let result = finalizer(&api, name, obj, |event| async {
         match event {
             finalizer::Event::Apply(obj) => R::apply(obj, ctx.clone()).await,
@@ -983,6 +1001,49 @@ async fn with_finalizer<R: Reconciler<S>, S: Send + Sync + 'static>(
         Err(finalizer::Error::UnnamedObject) => Err(Failure::Invalid("the object has no name")),
         Err(finalizer::Error::InvalidFinalizer) => Err(Failure::Invalid("invalid finalizer name")),
     }
+}
+
+/// `obj` with the finalizer `name`, added unless it holds it or is being deleted: as the API
+/// server answered the patch, noted as the controller's own write (its event brings no
+/// reconcile). The reconcile goes on to `apply`, as controller-runtime's reconcilers do after
+/// adding theirs (kube's `finalizer` would end it and wait for that event). The patch is
+/// kube's: it is refused, not applied twice, if the finalizers changed since `obj` was read.
+async fn add_finalizer<K>(
+    api: &Api<K>,
+    name: &str,
+    obj: Arc<K>,
+    echoes: Option<Arc<Echoes>>,
+) -> Result<Arc<K>, kube::Error>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    let held = obj.finalizers();
+    if obj.meta().deletion_timestamp.is_some() || held.iter().any(|held| held == name) {
+        return Ok(obj);
+    }
+    let patch = if held.is_empty() {
+        serde_json::json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+            {"op": "add", "path": "/metadata/finalizers", "value": [name]},
+        ])
+    } else {
+        serde_json::json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": held},
+            {"op": "add", "path": "/metadata/finalizers/-", "value": name},
+        ])
+    };
+    let patch = serde_json::from_value(patch).map_err(kube::Error::SerdeError)?;
+    let params = PatchParams::default();
+    let _writing = echoes
+        .as_ref()
+        .map(|echoes| echoes.writing(obj.meta().namespace.as_deref(), &obj.name_any()));
+    let added = api
+        .patch(&obj.name_any(), &params, &Patch::<()>::Json(patch))
+        .await?;
+    if let Some(echoes) = echoes {
+        echoes.wrote(obj.meta().resource_version.as_deref(), added.meta());
+    }
+    Ok(Arc::new(added))
 }
 
 /// When to retry a failed reconcile: [`FIRST_RETRY`], doubled with each failure in a row of
@@ -1250,24 +1311,61 @@ mod tests {
         assert!(more.await.is_none(), "an Event past the budget was sent");
     }
 
+    /// The finalizer first, then `apply` in the same reconcile, on the object as the patch
+    /// left it (as controller-runtime's reconcilers go on after adding theirs): not a second
+    /// reconcile brought by the patch's own watch event.
     #[tokio::test]
-    async fn a_new_object_gets_the_finalizer_first() {
+    async fn a_new_object_gets_the_finalizer_then_its_apply() {
         let (result, driver) =
             reconcile_with::<Test<SUCCEED>, _>(widget(&[], false), |mut server| async move {
                 let patch = server
                     .expect(Method::PATCH, PATH, 200, json!(widget(&[FINALIZER], false)))
                     .await;
                 assert_eq!(
-                    patch[1],
-                    json!({"op": "add", "path": "/metadata/finalizers", "value": [FINALIZER]})
+                    patch,
+                    json!([
+                        {"op": "test", "path": "/metadata/finalizers", "value": null},
+                        {"op": "add", "path": "/metadata/finalizers", "value": [FINALIZER]},
+                    ])
                 );
+                answer_act(&mut server, SUCCEED).await;
             })
             .await;
-        assert_eq!(result.expect("reconcile"), Action::await_change());
+        assert_eq!(
+            result.expect("reconcile"),
+            Action::requeue(Duration::from_secs(60))
+        );
         assert!(metric(
             &driver,
-            "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 1"
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"requeue_after\"} 1"
         ));
+    }
+
+    /// Another finalizer held: the patch appends, and is refused if the list changed since.
+    #[tokio::test]
+    async fn the_finalizer_is_added_after_those_of_others() {
+        let (result, _) = reconcile_with::<Test<SUCCEED>, _>(
+            widget(&["other.example.com/keep"], false),
+            |mut server| async move {
+                let added = ["other.example.com/keep", FINALIZER];
+                let patch = server
+                    .expect(Method::PATCH, PATH, 200, json!(widget(&added, false)))
+                    .await;
+                assert_eq!(
+                    patch,
+                    json!([
+                        {"op": "test", "path": "/metadata/finalizers", "value": ["other.example.com/keep"]},
+                        {"op": "add", "path": "/metadata/finalizers/-", "value": FINALIZER},
+                    ])
+                );
+                answer_act(&mut server, SUCCEED).await;
+            },
+        )
+        .await;
+        assert_eq!(
+            result.expect("reconcile"),
+            Action::requeue(Duration::from_secs(60))
+        );
     }
 
     #[tokio::test]

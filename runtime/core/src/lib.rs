@@ -36,6 +36,7 @@ pub mod conversion;
 pub mod crd;
 #[doc(hidden)]
 pub mod derived;
+mod echoes;
 mod errors;
 mod events;
 #[doc(hidden)]

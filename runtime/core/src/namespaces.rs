@@ -10,6 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Debug};
+use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use kube::runtime::reflector::{ObjectRef, Store, store::Writer};
@@ -17,6 +18,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 
+use crate::echoes::Echoes;
 use crate::scope::Scope;
 
 /// The namespaces the controllers watch: all of them, or those listed.
@@ -123,7 +125,7 @@ pub(crate) fn reflected<K>(
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    reflected_as(apis, config, without_managed_fields, writer)
+    reflected_as(apis, config, without_managed_fields, writer, None)
 }
 
 /// `obj` without its `managedFields`, most of an object's size, which reconciles rarely read.
@@ -133,22 +135,30 @@ pub(crate) fn without_managed_fields<K: Resource>(mut obj: K) -> K {
 }
 
 /// [`reflected`], with each object kept as `keep` makes it (an owned object's
-/// [`Slim`](crate::owned::Slim) form) rather than without `managedFields`.
+/// [`Slim`](crate::owned::Slim) form) rather than without `managedFields`, and each event
+/// shown to `echoes` as the watch of its namespace brings it (before several namespaces'
+/// lists are merged into one, which makes a list's objects changes).
 pub(crate) fn reflected_as<K, S>(
     mut apis: Vec<Api<K>>,
     config: watcher::Config,
     keep: impl Fn(K) -> S + Clone + Send + Sync + 'static,
     writer: Writer<S>,
+    echoes: Option<Arc<Echoes>>,
 ) -> BoxStream<'static, Result<watcher::Event<S>, watcher::Error>>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     S: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
 {
     let watch = move |api: Api<K>| {
-        let keep = keep.clone();
+        let (keep, echoes) = (keep.clone(), echoes.clone());
         watcher(api, config.clone())
             .default_backoff()
-            .map_ok(move |event| kept(event, &keep))
+            .map_ok(move |event| {
+                if let Some(echoes) = &echoes {
+                    echoes.watched(&event);
+                }
+                kept(event, &keep)
+            })
     };
     if apis.len() == 1 {
         let api = apis.remove(0);

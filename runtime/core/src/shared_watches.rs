@@ -22,6 +22,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tracing::{debug, warn};
 
+use crate::echoes::Echoes;
 use crate::errors::error_chain;
 use crate::namespaces;
 use crate::stores::{self, Ready, touched_and_vanished};
@@ -46,6 +47,8 @@ struct Key {
 struct Watch<K: Resource<DynamicType = ()> + 'static> {
     store: Store<K>,
     ready: Ready,
+    /// The writes of its controllers that it brings back (see [`Echoes`]).
+    echoes: Arc<Echoes>,
     listeners: Listeners<K>,
 }
 
@@ -59,9 +62,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl SharedWatches {
     /// The cache of the `K`s that `apis` list with `config`, each kept as `keep` makes it
     /// (an `S`: the object without `managedFields`, see [`namespaces::reflected`], or an owned
-    /// object's [`Slim`](crate::owned::Slim) form), when it has listed them, and a stream of
-    /// every change of them for one more controller: the watch of these, started if no
-    /// controller has it yet.
+    /// object's [`Slim`](crate::owned::Slim) form), when it has listed them, the [`Echoes`]
+    /// that its controllers note their writes in, and a stream of every change of them for one
+    /// more controller: the watch of these, started if no controller has it yet.
     pub(crate) fn watch<K, S, F>(
         self: &Arc<Self>,
         apis: Vec<Api<K>>,
@@ -70,6 +73,7 @@ impl SharedWatches {
     ) -> (
         Store<S>,
         Ready,
+        Arc<Echoes>,
         impl Stream<Item = Result<S, watcher::Error>> + Send + 'static + use<K, S, F>,
     )
     where
@@ -90,29 +94,36 @@ impl SharedWatches {
         let shared = watches
             .get(&key)
             .and_then(|watch| watch.downcast_ref::<Watch<S>>());
-        let (store, ready) = match shared {
+        let (store, ready, echoes) = match shared {
             Some(watch) => {
                 lock(&watch.listeners).push(sender);
                 debug!(kind = %K::kind(&()), "a watch shared with another controller");
-                (watch.store.clone(), watch.ready.clone())
+                (
+                    watch.store.clone(),
+                    watch.ready.clone(),
+                    watch.echoes.clone(),
+                )
             }
             None => {
                 let (store, writer) = reflector::store();
                 let listeners = Arc::new(Mutex::new(vec![sender]));
-                let events = namespaces::reflected_as(apis, config, keep, writer);
+                let echoes = Arc::new(Echoes::default());
+                let events =
+                    namespaces::reflected_as(apis, config, keep, writer, Some(echoes.clone()));
                 let changes = touched_and_vanished(events, store.clone());
                 let ready = stores::ready(&store);
                 let watch = Watch {
                     store: store.clone(),
                     ready: ready.clone(),
+                    echoes: echoes.clone(),
                     listeners: Arc::clone(&listeners),
                 };
                 watches.insert(key.clone(), Box::new(watch));
                 tokio::spawn(Arc::clone(self).run(key, changes, listeners));
-                (store, ready)
+                (store, ready, echoes)
             }
         };
-        (store, ready, changes_of(receiver))
+        (store, ready, echoes, changes_of(receiver))
     }
 
     /// Sends each change to the controllers listening, until none listens.

@@ -18,6 +18,8 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use tracing::debug;
 
+use crate::echoes::Echoes;
+
 /// How long a reconcile waits for its controller's caches to be filled by their first list,
 /// as controller-runtime's `CacheSyncTimeout` (2 minutes); after that it fails and is retried,
 /// and the log says why the watch cannot list (e.g. a missing RBAC rule).
@@ -35,6 +37,11 @@ struct Kept {
     by_kind: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     /// Each resolves once its store holds the watch's first list.
     synced: Vec<SyncWait>,
+    /// The [`Echoes`] of the watch that fills a kind's store, where the runtime notes the
+    /// controller's writes of that kind (its owned kinds').
+    echoes: HashMap<TypeId, Arc<Echoes>>,
+    /// The group and kind of the controller's own kind, and the [`Echoes`] of its watch.
+    own: Option<(String, String, Arc<Echoes>)>,
 }
 
 type SyncWait = Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
@@ -83,6 +90,30 @@ impl Caches {
         self.lock()
             .by_kind
             .insert(TypeId::of::<K>(), Box::new(store));
+    }
+
+    /// Keeps `echoes` as those of the watch that fills the cache of `K`.
+    pub(crate) fn insert_echoes<K: 'static>(&self, echoes: Arc<Echoes>) {
+        self.lock().echoes.insert(TypeId::of::<K>(), echoes);
+    }
+
+    /// The [`Echoes`] of the watch of `K`, if the controller keeps a cache of `K` whose
+    /// watch tells its writes apart.
+    pub(crate) fn echoes<K: 'static>(&self) -> Option<Arc<Echoes>> {
+        self.lock().echoes.get(&TypeId::of::<K>()).cloned()
+    }
+
+    /// Keeps `echoes` as those of the watch of the controller's own kind, `K`.
+    pub(crate) fn insert_own_echoes<K: Resource<DynamicType = ()>>(&self, echoes: Arc<Echoes>) {
+        let (group, kind) = (K::group(&()).into_owned(), K::kind(&()).into_owned());
+        self.lock().own = Some((group, kind, echoes));
+    }
+
+    /// The [`Echoes`] of the watch of the controller's own kind, if that is `K`.
+    pub(crate) fn own_echoes<K: Resource<DynamicType = ()>>(&self) -> Option<Arc<Echoes>> {
+        let kept = self.lock();
+        let (group, kind, echoes) = kept.own.as_ref()?;
+        (*group == K::group(&()) && *kind == K::kind(&())).then(|| Arc::clone(echoes))
     }
 
     /// Has the controller wait for a store's first list, `ready`, before its reconciles.

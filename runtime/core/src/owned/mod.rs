@@ -126,7 +126,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
+use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, Preconditions};
 use kube::core::{ClusterResourceScope, DynamicObject, NamespaceResourceScope};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::watcher;
@@ -466,6 +466,11 @@ impl<K: Ownable> Owned<'_, K> {
                 object: Arc::clone(current),
             });
         }
+        // Its writes' events wait for their answers, to be told apart (see `Echoes`).
+        let echoes = self.ctx.caches.echoes::<Slim<K>>();
+        let _writing = echoes
+            .as_ref()
+            .map(|echoes| echoes.writing(self.namespace.as_deref(), &self.name));
         let params = match existing.as_deref() {
             None => PatchParams::apply(self.ctx.field_manager()),
             Some(current) if self.controls(current) || self.may_adopt(current, &desired) => {
@@ -478,6 +483,14 @@ impl<K: Ownable> Owned<'_, K> {
                 desired.meta_mut().resource_version = current.meta().resource_version.clone();
                 if let Some(version) = self.release_fields(current, &desired).await? {
                     // The release changed the object: apply to it as released.
+                    let released = ObjectMeta {
+                        uid: current.meta().uid.clone(),
+                        resource_version: Some(version.clone()),
+                        ..ObjectMeta::default()
+                    };
+                    if let Some(echoes) = &echoes {
+                        echoes.wrote(current.meta().resource_version.as_deref(), &released);
+                    }
                     desired.meta_mut().resource_version = Some(version);
                 }
                 self.ctx.apply_params()
@@ -492,6 +505,9 @@ impl<K: Ownable> Owned<'_, K> {
                 Some(_) => self.stale_or(error),
                 None => Error::Api(error),
             })?;
+        if let Some(echoes) = &echoes {
+            echoes.wrote(desired.meta().resource_version.as_deref(), applied.meta());
+        }
         let change = match existing.as_deref() {
             None => Change::Created,
             Some(current) if !self.controls(current) => Change::Adopted,

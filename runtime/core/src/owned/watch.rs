@@ -3,6 +3,7 @@
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use futures::{Stream, TryStreamExt};
 use kube::Resource;
@@ -69,8 +70,10 @@ where
 
 /// The cache of an owned kind, which [`Owned`](super::Owned) reads: the `K`s in the watched
 /// namespaces, each as [`Slim`] keeps it, and the stream of their changes as metadata (the
-/// owner references), which is what the watch's triggers read. Shared by every controller of
-/// the manager that owns `K` (see [`SharedWatches`](crate::shared_watches::SharedWatches)).
+/// owner references), which is what the watch's triggers read, less the echoes of the
+/// controller's own applies ([`Echoes`](crate::echoes::Echoes): `Owned::apply` notes them).
+/// Shared by every controller of the manager that owns `K` (see
+/// [`SharedWatches`](crate::shared_watches::SharedWatches)).
 pub(super) fn owned_cache<K>(
     ctx: &Context,
     config: watcher::Config,
@@ -81,13 +84,16 @@ where
     let apis = ctx.watch_namespaces.apis(&ctx.client);
     let field_manager = ctx.field_manager().to_owned();
     let keep = move |obj: K| Slim::new(&obj, &field_manager);
-    let (store, ready, changes) = ctx.watches.watch(apis, config, keep);
+    let (store, ready, echoes, changes) = ctx.watches.watch(apis, config, keep);
     ctx.caches.insert_ready(store, &ready);
-    changes.map_ok(|slim: Slim<K>| PartialObjectMeta {
-        types: None,
-        metadata: slim.meta().clone(),
-        _phantom: PhantomData,
-    })
+    ctx.caches.insert_echoes::<Slim<K>>(Arc::clone(&echoes));
+    echoes
+        .without(changes)
+        .map_ok(|slim: Slim<K>| PartialObjectMeta {
+            types: None,
+            metadata: slim.meta().clone(),
+            _phantom: PhantomData,
+        })
 }
 
 /// The controller owner of `obj`, if it is an `O`: in `obj`'s namespace if `O` is namespaced

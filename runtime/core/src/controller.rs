@@ -6,6 +6,10 @@
 //! - it adds the reconciler's finalizer, then calls [`Reconciler::apply`] for every change (and
 //!   whatever [`Reconciler::watches`] adds), and [`Reconciler::cleanup`] once the object is
 //!   being deleted, then removes the finalizer;
+//! - a write the reconcile made itself through the runtime (the finalizer,
+//!   [`Owned::apply`](crate::owned::Owned::apply), [`Context::apply_status`]) does not bring
+//!   another reconcile when the watch brings it back (see `echoes`): a change someone else
+//!   makes does;
 //! - each controller has a [`Context`] of its own, whose caches (of the kinds it
 //!   [owns](Reconciler::owns), and each [`Cache`](crate::Cache) it watches) it waits for before
 //!   reconciling (kube's `Controller` waits only for the cache of its own kind);

@@ -4,8 +4,8 @@
 //! A reconcile that adds its finalizer, applies an owned object or writes the status knows
 //! what it wrote: the API server answers with the object as written. kube-runtime's
 //! `Controller`, like controller-runtime, reconciles again when the watch brings that very
-//! version back, and that reconcile finds nothing to do. At 10,000 DemoMicroServices, three of
-//! each object's eight reconciles were such echoes (bench/README.md): CPU spent for nothing.
+//! version back, and that reconcile finds nothing to do. At 10,000 DemoMicroServices, half of
+//! each object's eight reconciles were such echoes (bench/README.md): work for nothing.
 //! So the runtime notes each write it makes for a controller (the object's uid and the
 //! resourceVersion the API server gave the write) in the [`Echoes`] of the watch that will
 //! bring it back, and the controller does not take that event as a cue to reconcile; its

@@ -62,7 +62,11 @@
 #
 # Environment: SCALE_OBJECTS (10000), RUNS (3), SCALE_CONCURRENCY (10), SCALE_RATE (0: as fast
 # as possible), SCALE_SETTLE (65 s), TIME_LIMIT (3600 s, for each run's creates), SCALE_OPERATORS
-# ("rust go"; "rust" alone to try a change of the Rust operator: the Go column then shows "–"). The nodes:
+# ("rust go"; "rust" alone to try a change of the Rust operator: the Go column then shows "–"),
+# SCALE_PROFILE (unset; 1: the Rust manager built with symbols and frame pointers, in
+# target/profiling, and run under `perf record -g` at 499 Hz: its perf.data in each run's logs, and
+# `perf report --no-children` of each, top 60 lines, as perf-*-report.txt beside it; its CPU figure
+# then includes perf's small cost, so read the profile, not the table). The nodes:
 # enough of them at 110 Pods each for 1.3 times the objects. Needs cargo, go, python3, openssl,
 # curl, and builds rbuilder, kubebuilder (scripts/kubebuilder), the control plane's binaries
 # (scripts/envtest-assets) and KWOK (scripts/kwok) if they are not built yet. 10,000 objects took
@@ -80,6 +84,7 @@ rate=${SCALE_RATE:-0}
 settle=${SCALE_SETTLE:-65}
 time_limit=${TIME_LIMIT:-3600}
 operators=${SCALE_OPERATORS:-rust go}
+profile=${SCALE_PROFILE:-}
 node_pods=110
 nodes=$(((objects * 13 / 10 + node_pods - 1) / node_pods))
 for tool in cargo go python3 openssl curl; do
@@ -97,11 +102,18 @@ stop() { # PID: SIGTERM, then wait for it
 logs=$repo/target/scale-logs
 cleanup() {
   for pid in "$poller" "$manager" "$control_plane"; do [ -z "$pid" ] || stop "$pid"; done
+  wait # perf, if profiling
+  local data
+  for data in "$work"/*/perf-*.data; do
+    [ -e "$data" ] || continue
+    perf report --quiet --no-children --percent-limit 0.3 -g none -i "$data" 2>/dev/null |
+      head -n 60 >"${data%.data}-report.txt" || true
+  done
   # The managers' logs, the control planes' and the figures of each run, kept for a look; the
   # rest goes (the projects, etcd's data).
   rm -rf "$logs"
   mkdir -p "$logs"
-  (cd "$work" && find . -maxdepth 3 \( -name '*.log' -o -name '*.txt' -o -name '*.json' -o -name '*.out' \) \
+  (cd "$work" && find . -maxdepth 3 \( -name '*.log' -o -name '*.txt' -o -name '*.json' -o -name '*.out' -o -name '*.data' \) \
     -exec cp --parents {} "$logs/" \;) 2>/dev/null || true
   rm -rf "$work"
 }
@@ -182,9 +194,17 @@ PY
 
 say "building both managers (release; Go as its Dockerfile builds)"
 # With the Cargo.lock rbuilder wrote into the project (the tested crates).
-(cd "$rust_project" && CARGO_TARGET_DIR=$repo/target \
-  run "$work/build-rust.log" cargo build --release --locked --bin demo-microservice)
-cp "$repo/target/release/demo-microservice" "$work/rust-manager"
+rust_target=$repo/target rust_build_env=()
+if [ -n "$profile" ]; then
+  command -v perf >/dev/null || { echo "error: SCALE_PROFILE needs perf" >&2; exit 1; }
+  # A target folder of its own: these settings change every crate's build.
+  rust_target=$repo/target/profiling
+  rust_build_env=(CARGO_PROFILE_RELEASE_STRIP=none CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
+    RUSTFLAGS="-C force-frame-pointers=yes")
+fi
+(cd "$rust_project" && CARGO_TARGET_DIR=$rust_target \
+  run "$work/build-rust.log" env "${rust_build_env[@]}" cargo build --release --locked --bin demo-microservice)
+cp "$rust_target/release/demo-microservice" "$work/rust-manager"
 if [[ " $operators " == *" go "* ]]; then
   (cd "$go_project" && run "$work/build-go.log" env CGO_ENABLED=0 go build -o "$work/go-manager" ./cmd/main.go)
 fi
@@ -207,6 +227,10 @@ start_manager() {
     --metrics-bind-address="127.0.0.1:$metrics_port" --metrics-secure=false \
     >>"$dir/$name-manager.log" 2>&1 &
   manager=$!
+  # Attached, so that $manager stays the manager's process (its figures); perf ends with it.
+  if [ "$name" = rust ] && [ -n "$profile" ]; then
+    perf record --quiet -F 499 -g -p "$manager" -o "$dir/perf-$(date +%s).data" 2>>"$dir/perf.log" &
+  fi
 }
 wait_ready() { # NAME DIR
   for _ in $(seq 1 600); do

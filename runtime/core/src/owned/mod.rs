@@ -139,7 +139,7 @@ pub(crate) use error::is_stale;
 pub use error::{Error, Stale, Taken, taken};
 pub use owns::Owns;
 pub(crate) use owns::api_resource;
-pub(crate) use slim::Slim;
+pub(crate) use slim::{Slim, Wire};
 pub use watch::ControllerExt;
 
 use crate::applied;

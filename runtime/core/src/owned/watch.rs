@@ -13,7 +13,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use serde::de::DeserializeOwned;
 
-use super::{MANAGED_BY, Ownable, Slim};
+use super::{MANAGED_BY, Ownable, Slim, Wire};
 use crate::context::{Context, Scope};
 
 /// What a controller adds to kube's [`Controller`] for the objects it owns.
@@ -83,7 +83,8 @@ where
 {
     let apis = ctx.watch_namespaces.apis(&ctx.client);
     let field_manager = ctx.field_manager().to_owned();
-    let keep = move |obj: K| Slim::new(&obj, &field_manager);
+    // Read as JSON, not as `K`: see `Slim`.
+    let keep = move |wire: Wire<K>| Slim::kept(wire, &field_manager);
     let (store, ready, echoes, changes) = ctx.watches.watch(apis, config, keep);
     ctx.caches.insert_ready(store, &ready);
     ctx.caches.insert_echoes::<Slim<K>>(Arc::clone(&echoes));

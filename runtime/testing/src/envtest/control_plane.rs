@@ -50,7 +50,7 @@ const ADMIN: &str = "rbuilder-envtest-admin";
 
 /// How many control planes run at once in a test process: as many as tests run at once
 /// (`RUST_TEST_THREADS`, as libtest reads it, else one a core), at most 4, since each takes
-/// about 300 MB and most of a core while it starts. Tests that mostly wait (on a controller's
+/// about 370 MB and a core while it starts. Tests that mostly wait (on a controller's
 /// retries, a Lease's expiry) run faster with more threads than cores, each with its own.
 fn concurrent_control_planes() -> &'static Semaphore {
     static PERMITS: OnceLock<Semaphore> = OnceLock::new();

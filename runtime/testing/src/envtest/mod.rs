@@ -16,7 +16,8 @@
 //! `TEST_ASSET_KUBE_APISERVER`; else in the project's `bin/k8s/<version>-<os>-<arch>`, where
 //! `make setup-envtest` downloads them (the newest release there), so that a plain `cargo test`
 //! finds them; else in `/usr/local/kubebuilder/bin`. Without them a test fails and says how to
-//! get them.
+//! get them. They run with `GOMAXPROCS=1` and `GOGC=400` unless the environment sets either:
+//! a control plane serves one test, and starts on about a third less CPU so.
 //!
 //! ```no_run
 //! # use k8s_openapi::api::core::v1::ConfigMap;

@@ -35,7 +35,8 @@ cpu() { awk '{ print ($14 + $15) / 100 }' "/proc/$1/stat"; }
 # start SETTINGS: one start with SETTINGS ("default", or VAR=VALUE... in the Go processes'
 # environment); prints "SETTINGS ready_cpu served_cpu peak_MiB".
 start() {
-  local settings=$1 env=()
+  # "default": Go's own, whatever this shell's environment sets.
+  local settings=$1 env=(-u GOMAXPROCS -u GOGC)
   [ "$settings" = default ] || read -ra env <<<"$settings"
   local etcd_port peer_port api_port
   etcd_port=$(free_port) peer_port=$(free_port) api_port=$(free_port)

@@ -227,10 +227,12 @@ const MEASURER: Registration = register::<Measurer>();
 const FORGETFUL: Registration = register::<Forgetful>();
 const FLAKY: Registration = register::<Flaky>();
 
+const PAINTER: Webhook = defaulting::<Painter>();
+
 static OPERATOR: Operator = Operator::new("widgets")
     .controllers(&[MEASURER])
     .webhooks(&[
-        defaulting::<Painter>(),
+        PAINTER,
         validating::<SizeCheck>(),
         conversion::<Widget, v2::Widget>(),
     ])
@@ -773,4 +775,108 @@ async fn a_crd_file_read_from_a_cluster_installs_too() {
         .apply(&gadgets, &Gadget::new("plain", GadgetSpec::default()))
         .await;
     assert_eq!(created.spec.limits.max, 5);
+}
+
+/// Tests on the control plane the binary's tests share each work in a namespace of their own:
+/// a controller one runs reconciles its objects only, and each counts the webhook calls about
+/// its own objects, though both have the same names.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn tests_sharing_a_control_plane_see_their_own_objects_only() {
+    let (first, second) = (
+        Environment::shared(&OPERATOR).await,
+        Environment::shared(&OPERATOR).await,
+    );
+    let (first_plane, second_plane) = (first.control_plane(), second.control_plane());
+    assert_eq!(
+        first_plane.server(),
+        second_plane.server(),
+        "one control plane"
+    );
+    assert_ne!(first.namespace(), second.namespace());
+
+    step("the first test runs the controller; each applies a widget of the same name");
+    first.run(&MEASURER).await;
+    let (ours, theirs): (Api<Widget>, Api<Widget>) = (first.api(), second.api());
+    first.apply(&ours, &widget("shared", 3)).await;
+    assert_eq!(first.webhook_calls(&PAINTER), 1);
+    assert_eq!(second.webhook_calls(&PAINTER), 0, "the first test's call");
+    second.apply(&theirs, &widget("shared", 4)).await;
+    assert_eq!(second.webhook_calls(&PAINTER), 1);
+    first
+        .wait_for("the first test's widget to be measured", async || {
+            let widget = fetch(&ours, "shared").await?;
+            widget_status(widget).ok_or("no status".to_owned())
+        })
+        .await;
+
+    step("the second test's widget is not the first test's controller's");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let untouched = fetch(&theirs, "shared").await.map(widget_status);
+    assert_eq!(
+        untouched,
+        Ok(None),
+        "reconciled by another test's controller"
+    );
+    assert_eq!(first.reconciles(&MEASURER), 1);
+
+    step("its own controller measures it");
+    second.run(&MEASURER).await;
+    second
+        .wait_for(
+            "the second test's widget to be measured",
+            async || match fetch(&theirs, "shared").await.map(widget_status)? {
+                Some(4) => Ok(()),
+                other => Err(format!("status {other:?}")),
+            },
+        )
+        .await;
+}
+
+/// Set by [`a_shared_control_plane_stops_when_the_tests_end`] for the test binary it runs.
+const SHARED_PLANE_CHILD: &str = "RBUILDER_ENVTEST_SHARED_PLANE_CHILD";
+
+/// The part of [`a_shared_control_plane_stops_when_the_tests_end`] that runs in a test binary
+/// of its own: it starts the shared control plane and prints where it is. Run otherwise, it
+/// starts nothing.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_shared_control_plane_for_the_test_below() {
+    if std::env::var_os(SHARED_PLANE_CHILD).is_none() {
+        return;
+    }
+    let env = Environment::shared(&OPERATOR).await;
+    let plane = env.control_plane();
+    println!("plane: {} {}", plane.dir().display(), plane.server());
+}
+
+/// The shared control plane outlives every test, and is never dropped: when the test binary
+/// exits, its processes stop and its folder goes.
+#[test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+fn a_shared_control_plane_stops_when_the_tests_end() {
+    let binary = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(binary)
+        .args(["--ignored", "--exact", "--nocapture"])
+        .arg("a_shared_control_plane_for_the_test_below")
+        .env(SHARED_PLANE_CHILD, "1")
+        .output()
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let line = stdout.lines().find_map(|line| line.strip_prefix("plane: "));
+    let (dir, server) = line.and_then(|line| line.split_once(' ')).expect(&stdout);
+    let address = server.trim_start_matches("https://");
+    let address = address.parse().expect("an address");
+    let mut left = 100;
+    let answers = || std::net::TcpStream::connect_timeout(&address, Duration::from_secs(1));
+    while (PathBuf::from(dir).exists() || answers().is_ok()) && left > 0 {
+        std::thread::sleep(Duration::from_millis(100));
+        left -= 1;
+    }
+    assert!(!PathBuf::from(dir).exists(), "{dir} is left behind");
+    assert!(
+        answers().is_err(),
+        "the API server at {server} still answers"
+    );
 }

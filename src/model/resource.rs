@@ -179,6 +179,10 @@ pub struct Resource {
     /// The full API group: `devops.my.domain`, or `apps` / `""` for built-in types.
     pub api_group: String,
     pub namespaced: bool,
+    /// How its integration tests get a control plane, `Environment::<envtest_start>`: in a
+    /// namespace of their own on the one the test binary's tests share ("shared"); for a kind
+    /// of the cluster, whose objects no namespace keeps apart, one of their own ("start").
+    pub envtest_start: &'static str,
     pub short_names: Vec<ShortName>,
     pub controller: bool,
     /// The Rust module holding the kind's type and its controller: `demo_micro_service`.
@@ -298,6 +302,7 @@ impl Resource {
             plural,
             api_group: entry.api_group(),
             namespaced,
+            envtest_start: if namespaced { "shared" } else { "start" },
             short_names: entry.short_names.clone(),
             controller: entry.controller,
             module: kind.module(),

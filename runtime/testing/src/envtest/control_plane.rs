@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::hash::{BuildHasher, RandomState};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -75,7 +76,8 @@ pub struct ControlPlane {
     etcd_address: SocketAddr,
     ca: Ca,
     dir: Folder,
-    _permit: SemaphorePermit<'static>,
+    /// One of [`concurrent_control_planes`]' permits, unless the test binary shares it.
+    _permit: Option<SemaphorePermit<'static>>,
 }
 
 impl ControlPlane {
@@ -88,10 +90,24 @@ impl ControlPlane {
     /// [`start`](Self::start), with `apiserver_flags` added to the API server's (e.g.
     /// `--watch-cache=false`, so that watches read etcd, whose compaction then expires them).
     pub async fn start_with(apiserver_flags: &[&str]) -> anyhow::Result<Self> {
+        Self::start_limited(true, apiserver_flags).await
+    }
+
+    /// The control plane the tests of a test binary share ([`super::Environment::shared`]):
+    /// it takes none of the permits of the planes tests start for themselves, so that it never
+    /// waits for them, nor they for it.
+    pub(crate) async fn start_shared() -> anyhow::Result<Self> {
+        Self::start_limited(false, &[]).await
+    }
+
+    async fn start_limited(limited: bool, apiserver_flags: &[&str]) -> anyhow::Result<Self> {
         let assets = Assets::find()?;
         let mut attempt = 1;
         loop {
-            let permit = concurrent_control_planes().acquire().await?;
+            let permit = match limited {
+                true => Some(concurrent_control_planes().acquire().await?),
+                false => None,
+            };
             match Self::start_once(&assets, permit, apiserver_flags).await {
                 Err(Start::PortTaken(_)) if attempt < START_ATTEMPTS => attempt += 1,
                 Err(Start::PortTaken(error) | Start::Failed(error)) => return Err(error),
@@ -102,7 +118,7 @@ impl ControlPlane {
 
     async fn start_once(
         assets: &Assets,
-        permit: SemaphorePermit<'static>,
+        permit: Option<SemaphorePermit<'static>>,
         apiserver_flags: &[&str],
     ) -> Result<Self, Start> {
         let dir = Folder::new().map_err(Start::Failed)?;
@@ -119,7 +135,9 @@ impl ControlPlane {
             "--unsafe-no-fsync=true".to_owned(),
         ];
         let log = dir.0.join("etcd.log");
-        let etcd = Process::spawn("etcd", &assets.etcd, &etcd_args, log)?;
+        // A plane that took a permit serves one test.
+        let one_test = permit.is_some();
+        let etcd = Process::spawn("etcd", &assets.etcd, &etcd_args, log, one_test)?;
         let deadline = Instant::now() + START_TIMEOUT;
         let health = SocketAddr::from(([127, 0, 0, 1], etcd_port));
         loop {
@@ -164,6 +182,7 @@ impl ControlPlane {
             &assets.kube_apiserver,
             &apiserver_args,
             log,
+            one_test,
         )?;
 
         let kubeconfig = kubeconfig(&server, &ca, &files.admin).map_err(Start::Failed)?;
@@ -260,6 +279,31 @@ impl ControlPlane {
     /// The CA the API server trusts for webhooks served from the test.
     pub(crate) fn ca(&self) -> &Ca {
         &self.ca
+    }
+
+    /// Stops etcd and the API server and deletes the folder when this process ends, however it
+    /// ends (a plane in a `static` is never dropped): a shell waits for the end of its input,
+    /// which the returned handle holds open until the process exits.
+    pub(crate) fn stop_at_exit(&self) -> anyhow::Result<ChildStdin> {
+        // Not stopped by a Ctrl-C (which the control plane gets too): it still cleans up.
+        let script = r#"trap '' INT TERM HUP; read -r _; kill -KILL "$@" 2>/dev/null
+            # Until they are gone or zombies (which a container's first process may never
+            # reap), for at most 5 s.
+            for _ in $(seq 50); do
+              ps -o stat= -p "$(echo "$@" | tr ' ' ,)" 2>/dev/null | grep -qv Z || break
+              sleep 0.1
+            done
+            rm -rf "$DIR""#;
+        let mut shell = Command::new("sh")
+            .args(["-c", script, "sh"])
+            .args([self.apiserver.id(), self.etcd.id()].map(|pid| pid.to_string()))
+            .env("DIR", &self.dir.0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start the shell that stops the control plane at exit")?;
+        shell.stdin.take().context("no input for the shell")
     }
 
     /// Fails with the end of the logs if etcd or the API server stopped.

@@ -11,13 +11,19 @@
 //! the folder. Each test starts an environment of its own (about 3 s), so tests never see each
 //! other's objects.
 //!
+//! [`Environment::shared`] does the same once for all the tests of a test binary that ask for
+//! it, as a kubebuilder suite starts one envtest in its `BeforeSuite`: each test then works in
+//! a namespace of its own, where its objects go and its controllers look, and starts in a
+//! fraction of a second. The control plane stops when the test binary exits. Tests of objects
+//! that are not in a namespace (of a cluster-scoped kind) start their own.
+//!
 //! The binaries are found as envtest finds them for a kubebuilder project: in the folder
 //! `KUBEBUILDER_ASSETS` names, each overridable with `TEST_ASSET_ETCD` and
 //! `TEST_ASSET_KUBE_APISERVER`; else in the project's `bin/k8s/<version>-<os>-<arch>`, where
 //! `make setup-envtest` downloads them (the newest release there), so that a plain `cargo test`
 //! finds them; else in `/usr/local/kubebuilder/bin`. Without them a test fails and says how to
-//! get them. They run with `GOMAXPROCS=1` and `GOGC=400` unless the environment sets either:
-//! a control plane serves one test, and starts on about a third less CPU so.
+//! get them. A test's own control plane runs them with `GOMAXPROCS=1` and `GOGC=400` unless
+//! the environment sets either: it serves one test, and starts on about a third less CPU so.
 //!
 //! ```no_run
 //! # use k8s_openapi::api::core::v1::ConfigMap;
@@ -36,7 +42,7 @@
 //!
 //! #[tokio::test]
 //! async fn a_guestbook_gets_its_config_map() {
-//!     let env = Environment::start(&OPERATOR).await;
+//!     let env = Environment::shared(&OPERATOR).await;
 //!     env.run(&CONTROLLER).await;
 //!     step("create a guestbook");
 //!     let config_maps: Api<ConfigMap> = env.api();
@@ -55,6 +61,7 @@ mod assets;
 mod certs;
 mod control_plane;
 mod process;
+mod shared;
 pub(crate) mod webhooks;
 
 use std::fmt::Debug;
@@ -114,27 +121,86 @@ pub fn step(what: impl std::fmt::Display) {
 }
 
 /// The manager's namespace: for an operator scoped to its namespace, the one it watches,
-/// [`NAMESPACE`]; else one of its own.
-fn manager_namespace(operator: &Operator) -> &'static str {
+/// `watched`; else one of its own.
+fn manager_namespace<'a>(operator: &Operator, watched: &'a str) -> &'a str {
     match operator.parts().scope {
         WatchScope::Cluster => CLUSTER_MANAGER_NAMESPACE,
-        WatchScope::Namespace => NAMESPACE,
+        WatchScope::Namespace => watched,
     }
 }
 
-/// A control plane with an operator's CRDs, webhooks and role installed. Dropping it stops
-/// everything it started.
+/// A test's view of a control plane with an operator's CRDs, webhooks and role installed: its
+/// own ([`start`](Self::start)), or the one the test binary's tests share
+/// ([`shared`](Self::shared)). Dropping it stops the controllers it runs, and the control
+/// plane if it is the test's own.
 pub struct Environment {
-    // Fields drop in this order: the controllers and the webhook server stop before the
-    // control plane.
+    // Fields drop in this order: the controllers stop before the control plane.
     controllers: Controllers,
-    /// Serves until dropped.
-    webhooks: Option<WebhookServer>,
     operator: &'static Operator,
     client: Client,
+    /// The namespace of the test's objects: [`NAMESPACE`] on a control plane of the test's
+    /// own, one of the test's own on a shared one.
+    namespace: String,
     /// The controllers' metrics: their reconciles and API requests.
     metrics: Metrics,
+    plane: Plane,
+}
+
+/// A control plane with an operator's CRDs, webhooks, and role (a ClusterRole; the Role of an
+/// operator scoped to its namespace goes to the namespace each test watches) installed.
+pub(crate) struct Installed {
+    // The webhook server stops before the control plane.
+    /// Serves until dropped.
+    webhooks: Option<WebhookServer>,
     plane: ControlPlane,
+}
+
+impl Installed {
+    /// Installs `operator`'s CRDs and webhooks (served from this process) into `plane`, and its
+    /// manager's ClusterRole.
+    async fn start(operator: &'static Operator, plane: ControlPlane) -> anyhow::Result<Self> {
+        let client = plane.client().await?;
+        let ca = plane.ca().cert.clone();
+        let webhooks = if operator.parts().webhooks.is_empty() {
+            None
+        } else {
+            Some(WebhookServer::start(operator, &plane).await?)
+        };
+        let base_url = webhooks.as_ref().map(WebhookServer::base_url);
+        webhooks::install_crds(&client, operator, base_url.as_deref(), &ca).await?;
+        if let (Some(server), Some(base_url)) = (&webhooks, &base_url) {
+            let namespace = manager_namespace(operator, NAMESPACE);
+            webhooks::install_configurations(&client, operator, base_url, &ca, namespace).await?;
+            if !derived::webhook_configurations(operator)?.is_empty() {
+                webhooks::wait_until_called(&client, server, &ca).await?;
+            }
+        }
+        if operator.parts().scope == WatchScope::Cluster {
+            bind_manager_role(&client, operator, None, CLUSTER_MANAGER_NAMESPACE)
+                .await
+                .context("cannot grant the manager's role")?;
+        }
+        Ok(Self { webhooks, plane })
+    }
+}
+
+/// The control plane an [`Environment`] works on.
+enum Plane {
+    /// Started for the test, stopped when it ends.
+    Own(Box<Installed>),
+    /// The test binary's, running until it exits.
+    Shared(&'static Installed),
+}
+
+impl std::ops::Deref for Plane {
+    type Target = Installed;
+
+    fn deref(&self) -> &Installed {
+        match self {
+            Self::Own(installed) => installed,
+            Self::Shared(installed) => installed,
+        }
+    }
 }
 
 /// The controllers a test runs.
@@ -162,37 +228,108 @@ impl Environment {
     pub async fn try_start(operator: &'static Operator) -> anyhow::Result<Self> {
         init_logging();
         let plane = ControlPlane::start().await?;
-        let client = plane.client().await?;
-        let ca = plane.ca().cert.clone();
-        let webhooks = if operator.parts().webhooks.is_empty() {
-            None
-        } else {
-            Some(WebhookServer::start(operator, &plane).await?)
-        };
-        let base_url = webhooks.as_ref().map(WebhookServer::base_url);
-        webhooks::install_crds(&client, operator, base_url.as_deref(), &ca).await?;
-        if let (Some(server), Some(base_url)) = (&webhooks, &base_url) {
-            let namespace = manager_namespace(operator);
-            webhooks::install_configurations(&client, operator, base_url, &ca, namespace).await?;
-            if !derived::webhook_configurations(operator)?.is_empty() {
-                webhooks::wait_until_called(&client, server, &ca).await?;
-            }
+        let installed = Installed::start(operator, plane).await?;
+        let client = installed.plane.client().await?;
+        let env = Self::new(
+            operator,
+            client,
+            NAMESPACE.to_owned(),
+            Plane::Own(Box::new(installed)),
+        );
+        env.grant_namespaced_role().await?;
+        Ok(env)
+    }
+
+    /// Works in a namespace of the test's own, on the control plane that the tests of this
+    /// test binary share (as a kubebuilder suite's tests share its envtest): the first test to
+    /// ask starts it and installs `operator`'s CRDs, webhooks and role; it stops when the
+    /// binary exits. A test then starts in a fraction of a second instead of about 3 s.
+    ///
+    /// [`api`](Self::api) and the controllers the test [runs](Self::run) use the test's
+    /// namespace ([`namespace`](Self::namespace)), and [`webhook_calls`](Self::webhook_calls)
+    /// counts the reviews of objects there, so that tests running side by side do not see
+    /// each other's objects. What is not in a namespace is shared: objects of cluster-scoped
+    /// kinds, the namespaces of [`run_watching`](Self::run_watching), CRDs installed with
+    /// [`install_crds`](Self::install_crds). A test of those starts its own.
+    ///
+    /// An operator scoped to its namespace with admission webhooks gets a control plane of
+    /// its own for each test (as [`start`](Self::start)): its webhooks look at the manager's
+    /// one namespace only. Panics if the control plane cannot start, saying why.
+    ///
+    /// ```no_run
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use rbuilder_runtime::Operator;
+    /// # static OPERATOR: Operator = Operator::new("guestbook");
+    /// # async fn f() {
+    /// use kube::Api;
+    /// use rbuilder_runtime::envtest::Environment;
+    ///
+    /// let env = Environment::shared(&OPERATOR).await;
+    /// let config_maps: Api<ConfigMap> = env.api();
+    /// assert_eq!(config_maps.namespace(), Some(env.namespace()));
+    /// # }
+    /// ```
+    pub async fn shared(operator: &'static Operator) -> Self {
+        match Self::try_shared(operator).await {
+            Ok(env) => env,
+            Err(error) => panic!("envtest: {error:#}"),
         }
-        grant_manager_role(&client, operator).await?;
+    }
+
+    /// [`shared`](Self::shared), returning why it could not start.
+    pub async fn try_shared(operator: &'static Operator) -> anyhow::Result<Self> {
+        let webhooks = !derived::webhook_configurations(operator)?.is_empty();
+        if operator.parts().scope == WatchScope::Namespace && webhooks {
+            return Self::try_start(operator).await;
+        }
+        init_logging();
+        let installed = shared::plane(operator).await?;
+        let client = installed.plane.client().await?;
+        let namespace = shared::next_namespace();
+        step(format!(
+            "the shared control plane, in the namespace {namespace}"
+        ));
+        create_namespace(&client, &namespace)
+            .await
+            .with_context(|| format!("cannot create the namespace {namespace}"))?;
+        let env = Self::new(operator, client, namespace, Plane::Shared(installed));
+        env.grant_namespaced_role().await?;
+        Ok(env)
+    }
+
+    fn new(operator: &'static Operator, client: Client, namespace: String, plane: Plane) -> Self {
         let shutdown = CancellationToken::new();
-        Ok(Self {
+        Self {
             controllers: Controllers {
                 stopped: Arc::default(),
                 watches: Arc::default(),
                 _stop: shutdown.clone().drop_guard(),
                 shutdown,
             },
-            webhooks,
             operator,
             client,
+            namespace,
             metrics: Metrics::default(),
             plane,
-        })
+        }
+    }
+
+    /// Grants an operator scoped to its namespace its manager's role there, as `config/rbac`
+    /// binds it: a Role in the test's namespace. (The ServiceAccount itself need not exist:
+    /// RBAC matches its user name.)
+    async fn grant_namespaced_role(&self) -> anyhow::Result<()> {
+        if self.operator.parts().scope == WatchScope::Namespace {
+            let namespace = Some(self.namespace.as_str());
+            bind_manager_role(&self.client, self.operator, namespace, &self.namespace)
+                .await
+                .context("cannot grant the manager's role")?;
+        }
+        Ok(())
+    }
+
+    /// The manager's namespace: for an operator scoped to its namespace, the test's.
+    fn manager_namespace(&self) -> &str {
+        manager_namespace(self.operator, &self.namespace)
     }
 
     /// Installs the CRDs of `yaml`, a CRD file of another project (of an external type's, read
@@ -221,17 +358,25 @@ impl Environment {
         self.client.clone()
     }
 
-    /// An [`Api`] over the objects of kind `K` in [`NAMESPACE`] (or the cluster, for a
-    /// cluster-scoped kind), as the admin.
+    /// An [`Api`] over the objects of kind `K` in the test's [`namespace`](Self::namespace)
+    /// (or the cluster, for a cluster-scoped kind), as the admin.
     pub fn api<K>(&self) -> Api<K>
     where
         K: Resource<DynamicType = (), Scope: Scope>,
     {
-        K::Scope::api(self.client(), Some(NAMESPACE))
+        K::Scope::api(self.client(), Some(&self.namespace))
+    }
+
+    /// The namespace of the test's objects: [`NAMESPACE`] on a control plane of the test's
+    /// own ([`start`](Self::start)), one of the test's own on a shared one
+    /// ([`shared`](Self::shared)).
+    pub fn namespace(&self) -> &str {
+        &self.namespace
     }
 
     /// How many times the API server has called `webhook` (an admission webhook, or a
-    /// conversion: every conversion of the project shares one path).
+    /// conversion: every conversion of the project shares one path); on a shared control
+    /// plane, about objects in the test's namespace.
     ///
     /// ```no_run
     /// # use k8s_openapi::api::core::v1::ConfigMap as Site;
@@ -253,21 +398,25 @@ impl Environment {
     /// # }
     /// ```
     pub fn webhook_calls(&self, webhook: &Webhook) -> usize {
-        let server = self.webhooks.as_ref();
+        let namespace = match self.plane {
+            Plane::Own(_) => None,
+            Plane::Shared(_) => Some(self.namespace.as_str()),
+        };
+        let server = self.plane.webhooks.as_ref();
         server
-            .map(|server| server.calls(&webhook.path()))
+            .map(|server| server.calls(&webhook.path(), namespace))
             .unwrap_or_default()
     }
 
     /// The control plane, e.g. for its kubeconfig.
     pub fn control_plane(&self) -> &ControlPlane {
-        &self.plane
+        &self.plane.plane
     }
 
     /// A client as the manager's ServiceAccount, with only the role `make manifests` grants
     /// it, its requests counted for [`writes`](Self::writes) and [`reads`](Self::reads).
     pub async fn manager_client(&self) -> Client {
-        let namespace = manager_namespace(self.operator);
+        let namespace = self.manager_namespace();
         let user = format!("system:serviceaccount:{namespace}:{MANAGER_SERVICE_ACCOUNT}");
         let groups = [
             "system:serviceaccounts",
@@ -275,7 +424,7 @@ impl Environment {
             "system:authenticated",
         ];
         let config = self
-            .plane
+            .control_plane()
             .config_as(&user, &groups)
             .await
             .unwrap_or_else(|error| panic!("envtest: cannot make the manager's client: {error}"));
@@ -287,7 +436,8 @@ impl Environment {
 
     /// Runs `controller` as the manager runs it, until the environment is dropped: as the
     /// manager's ServiceAccount, with only the role `make manifests` grants it, watching every
-    /// namespace (a namespaced operator: [`NAMESPACE`]).
+    /// namespace (a namespaced operator, or a test on a shared control plane: the test's
+    /// [`namespace`](Self::namespace)).
     ///
     /// A controller that holds a state of its own: [`run_with_state`](Self::run_with_state).
     pub async fn run(&self, controller: &'static Registration) {
@@ -336,11 +486,12 @@ impl Environment {
         self.run_in(controller, self.namespaces(), states).await;
     }
 
-    /// The namespaces the manager watches by default.
+    /// The namespaces the controllers watch by default: as the manager does, but on a shared
+    /// control plane, where they watch the test's namespace only.
     fn namespaces(&self) -> Namespaces {
-        match self.operator.parts().scope {
-            WatchScope::Cluster => Namespaces::all(),
-            WatchScope::Namespace => Namespaces::only(NAMESPACE),
+        match (&self.plane, self.operator.parts().scope) {
+            (Plane::Own(_), WatchScope::Cluster) => Namespaces::all(),
+            _ => Namespaces::only(self.namespace.as_str()),
         }
     }
 
@@ -353,7 +504,8 @@ impl Environment {
             create_namespace(&self.client, namespace)
                 .await
                 .unwrap_or_else(|error| panic!("envtest: cannot create {namespace}: {error}"));
-            bind_manager_role(&self.client, self.operator, Some(namespace))
+            let manager = self.manager_namespace();
+            bind_manager_role(&self.client, self.operator, Some(namespace), manager)
                 .await
                 .unwrap_or_else(|error| {
                     panic!("envtest: cannot grant the manager's role: {error:#}")
@@ -492,7 +644,7 @@ impl Environment {
         if let Some((name, why)) = stopped.first() {
             panic!("the controller {name} stopped while waiting for {what}: {why}");
         }
-        if let Err(error) = self.plane.check_running() {
+        if let Err(error) = self.control_plane().check_running() {
             panic!("{error:#}, while waiting for {what}");
         }
     }
@@ -567,25 +719,15 @@ pub fn from_yaml<T: DeserializeOwned>(yaml: &str) -> T {
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", std::any::type_name::<T>()))
 }
 
-/// Grants the manager's role (`config/rbac/role.yaml`, from the controllers' rules) to the
-/// manager's ServiceAccount, as `config/rbac` binds it: a ClusterRole, or a Role in
-/// [`NAMESPACE`] for a namespaced operator. (The ServiceAccount itself need not exist: RBAC
+/// Binds the manager's role (`config/rbac/role.yaml`, from the controllers' rules) to the
+/// manager's ServiceAccount in `manager_namespace`, as `config/rbac` binds it: as a Role in
+/// `namespace`, or as a ClusterRole if `None`. (The ServiceAccount itself need not exist: RBAC
 /// matches its user name.)
-async fn grant_manager_role(client: &Client, operator: &Operator) -> anyhow::Result<()> {
-    let namespace = match operator.parts().scope {
-        WatchScope::Cluster => None,
-        WatchScope::Namespace => Some(NAMESPACE),
-    };
-    bind_manager_role(client, operator, namespace)
-        .await
-        .context("cannot grant the manager's role")
-}
-
-/// Binds the manager's role as a Role in `namespace`, or as a ClusterRole if `None`.
 async fn bind_manager_role(
     client: &Client,
     operator: &Operator,
     namespace: Option<&str>,
+    manager_namespace: &str,
 ) -> anyhow::Result<()> {
     let (role, binding) = ("manager-role", "manager-rolebinding");
     let kind = if namespace.is_some() {
@@ -601,7 +743,7 @@ async fn bind_manager_role(
         "subjects": [{
             "kind": "ServiceAccount",
             "name": MANAGER_SERVICE_ACCOUNT,
-            "namespace": manager_namespace(operator),
+            "namespace": manager_namespace,
         }],
     });
     use serde_json::from_value as from;

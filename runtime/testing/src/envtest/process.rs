@@ -11,10 +11,11 @@ use anyhow::Context as _;
 /// How much of a log a failure shows.
 const LOG_TAIL_BYTES: u64 = 4096;
 
-/// The Go runtime's settings for etcd and kube-apiserver, each unless the environment sets it:
-/// one thread running Go code at a time, and a garbage collection when the heap has grown
-/// fourfold instead of twofold. A test's control plane serves that one test, and each test
-/// starts its own, so their start is most of what an integration test costs. Measured on 2
+/// The Go runtime's settings for etcd and kube-apiserver of a test's own control plane, each
+/// unless the environment sets it: one thread running Go code at a time, and a garbage
+/// collection when the heap has grown fourfold instead of twofold. Such a control plane serves
+/// that one test, so its start is most of what the test costs. (A control plane the tests
+/// share serves them side by side, with Go's defaults.) Measured on 2
 /// cores by rbuilder's bench/control_plane_start.sh (medians of 5): the CPU of both, from
 /// their start until a project's 12 CRDs are served, 2.81 s with Go's defaults, 1.93 s with
 /// these; kube-apiserver's peak memory 283 -> 367 MiB.
@@ -28,17 +29,19 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `program` with `args`, its stdout and stderr going to `log`.
+    /// Starts `program` with `args`, its stdout and stderr going to `log`; with the Go
+    /// settings of a plane that serves `one_test` ([`GO_RUNTIME`]), or Go's defaults.
     pub(crate) fn spawn(
         name: &'static str,
         program: &Path,
         args: &[String],
         log: PathBuf,
+        one_test: bool,
     ) -> anyhow::Result<Self> {
         let out = File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
         let err = out.try_clone().context("cannot share the log file")?;
         let mut command = Command::new(program);
-        for (name, value) in GO_RUNTIME {
+        for (name, value) in GO_RUNTIME.iter().filter(|_| one_test) {
             if std::env::var_os(name).is_none() {
                 command.env(name, value);
             }
@@ -60,6 +63,11 @@ impl Process {
     fn child(&self) -> MutexGuard<'_, Child> {
         // Only a handle: a panic while it was held leaves it usable.
         self.child.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Its process id.
+    pub(crate) fn id(&self) -> u32 {
+        self.child().id()
     }
 
     /// Its exit status, if it has exited.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::{self, Next};
@@ -51,12 +51,18 @@ const POLL_INTERVAL: Duration = Duration::from_millis(100);
 pub(crate) struct WebhookServer {
     address: SocketAddr,
     probes: Arc<Probes>,
-    /// The reviews the API server sent, by path.
+    /// The reviews the API server sent, by path and namespace.
     calls: Calls,
     _stop: DropGuard,
 }
 
-type Calls = Arc<Mutex<HashMap<String, usize>>>;
+/// How many reviews the API server sent, by path and by the namespace of the object reviewed
+/// ("" for one of the cluster): the tests of a shared control plane each count their own.
+type Calls = Arc<Mutex<HashMap<(String, String), usize>>>;
+
+/// The largest review counted: the API server sends at most 3 MiB objects (etcd's limit), two
+/// of them in an update's review.
+const REVIEW_LIMIT: usize = 8 << 20;
 
 /// The calls the probe webhooks got (see [`wait_until_called`]).
 #[derive(Default)]
@@ -105,10 +111,13 @@ impl WebhookServer {
         })
     }
 
-    /// How many reviews the API server sent to `path`.
-    pub(crate) fn calls(&self, path: &str) -> usize {
+    /// How many reviews the API server sent to `path`, of objects in `namespace` if given.
+    pub(crate) fn calls(&self, path: &str, namespace: Option<&str>) -> usize {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        calls.get(path).copied().unwrap_or_default()
+        let counted = calls.iter().filter(|((to, of), _)| {
+            to == path && namespace.is_none_or(|namespace| namespace == of)
+        });
+        counted.map(|(_, count)| count).sum()
     }
 
     /// The URL the API server calls the webhooks at, but their path.
@@ -117,14 +126,34 @@ impl WebhookServer {
     }
 }
 
-/// Counts a request to its path, then serves it.
+/// Counts a request to its path and the namespace of the object it reviews, then serves it.
 async fn count(State(calls): State<Calls>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, REVIEW_LIMIT)
+        .await
+        .unwrap_or_default();
+    let review: Value = serde_json::from_slice(&body).unwrap_or_default();
     {
         let mut calls = calls.lock().unwrap_or_else(PoisonError::into_inner);
-        *calls.entry(path).or_default() += 1;
+        *calls
+            .entry((path, reviewed_namespace(&review)))
+            .or_default() += 1;
     }
-    next.run(request).await
+    next.run(Request::from_parts(parts, Body::from(body))).await
+}
+
+/// The namespace of the object an AdmissionReview or ConversionReview is about ("" if it is
+/// of the cluster, or not a review).
+fn reviewed_namespace(review: &Value) -> String {
+    let request = &review["request"];
+    let namespace = match &request["namespace"] {
+        Value::String(namespace) => namespace.as_str(),
+        _ => request["objects"][0]["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or_default(),
+    };
+    namespace.to_owned()
 }
 
 /// Routes answering the probe webhooks (allowed, always) and counting their calls.

@@ -32,7 +32,7 @@ const SAMPLE: &str = include_str!("../../config/samples/devops_v1alpha1_guestboo
 /// through the webhook keeps every field.
 #[tokio::test]
 async fn the_sample_converts_both_ways() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let stored: Api<v1alpha1::Guestbook> = env.api();
     let converted: Api<v1::Guestbook> = env.api();
     let sample: v1alpha1::Guestbook = from_yaml(SAMPLE);

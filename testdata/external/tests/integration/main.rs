@@ -13,11 +13,15 @@
 // limitations under the License.
 
 //! Integration tests: each kind's controller and webhooks against a real kube-apiserver and
-//! etcd, one module per kind and per kind's webhooks. Each test starts a control plane of its
-//! own (`rbuilder_testing::envtest`, about 3 s): the project's CRDs installed from the code,
-//! its webhooks served from the test process and called by the API server, its controllers run
-//! with only the role `make manifests` writes. As with kubebuilder's envtest there is no
-//! kube-controller-manager, scheduler or kubelet: no garbage collection, and no Pod runs.
+//! etcd, one module per kind and per kind's webhooks. The tests share one control plane
+//! (`rbuilder_testing::envtest`, `Environment::shared`), as a kubebuilder suite's share its
+//! envtest: the first test starts it, with the project's CRDs installed from the code and its
+//! webhooks served from the test process and called by the API server; each test works in a
+//! namespace of its own, where its controllers run with only the role `make manifests`
+//! writes. The tests of a kind of the cluster start a control plane each
+//! (`Environment::start`, about 3 s): no namespace keeps their objects apart. As with
+//! kubebuilder's envtest there is no kube-controller-manager, scheduler or kubelet: no garbage
+//! collection, and no Pod runs.
 //!
 //! They run with the kube-apiserver and etcd that `make setup-envtest` downloads into
 //! `bin/k8s/` (`make test` runs it first): a plain `cargo test`, or an editor's "run test",

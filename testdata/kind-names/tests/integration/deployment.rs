@@ -35,7 +35,7 @@ const FINALIZER: Option<&str> = kind_names::controller::deployment::DeploymentRe
 /// finalizer if it has one), and lets it go when it is deleted.
 #[tokio::test]
 async fn the_sample_becomes_ready() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1::Deployment> = env.api();
 

@@ -41,7 +41,7 @@ const UPDATED_IMAGE: &str = "registry.example.com/updated:1.0";
 /// deletes the Deployment.
 #[tokio::test]
 async fn the_sample_runs_as_a_deployment() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -99,7 +99,7 @@ async fn the_sample_runs_as_a_deployment() {
 /// it had: the operator hands the field over instead of dropping it to the default of 1.
 #[tokio::test]
 async fn unset_replicas_keep_the_deployments_count() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -146,7 +146,7 @@ async fn unset_replicas_keep_the_deployments_count() {
 /// Deployment no longer as it applied it.
 #[tokio::test]
 async fn a_deployment_edited_by_hand_is_put_back() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -176,7 +176,7 @@ async fn a_deployment_edited_by_hand_is_put_back() {
 /// brings such a reconcile.
 #[tokio::test]
 async fn a_reconcile_reads_the_deployment_from_the_cache() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -214,7 +214,7 @@ async fn a_reconcile_reads_the_deployment_from_the_cache() {
 /// status says why.
 #[tokio::test]
 async fn someone_elses_deployment_is_left_alone() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -258,7 +258,7 @@ async fn someone_elses_deployment_is_left_alone() {
 /// an ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo created again with the same name adopts it instead of refusing it.
 #[tokio::test]
 async fn an_orphaned_deployment_is_adopted() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::ExtraordinarilyLongDeployImageKindNameThatFitsTheLimitsToo> = env.api();
     let deployments: Api<Deployment> = env.api();

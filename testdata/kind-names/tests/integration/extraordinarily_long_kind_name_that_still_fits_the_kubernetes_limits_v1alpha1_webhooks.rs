@@ -37,7 +37,7 @@ const NAME: &str = "extraordinarilylongkindnamethatstillfitsthekuberneteslimits"
 /// defaulting webhook.
 #[tokio::test]
 async fn the_defaulter_sets_the_name_label() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits> = env.api();
     let mut sample: v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits =
         from_yaml(SAMPLE);
@@ -53,7 +53,7 @@ async fn the_defaulter_sets_the_name_label() {
 /// The sample is admitted by the validating webhook, which the API server calls.
 #[tokio::test]
 async fn the_validator_admits_the_sample() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits> = env.api();
     let sample: v1alpha1::ExtraordinarilyLongKindNameThatStillFitsTheKubernetesLimits =
         from_yaml(SAMPLE);

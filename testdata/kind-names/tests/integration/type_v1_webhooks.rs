@@ -30,7 +30,7 @@ const SAMPLE: &str = include_str!("../../config/samples/devops_v1_type.yaml");
 /// The sample is admitted by the validating webhook, which the API server calls.
 #[tokio::test]
 async fn the_validator_admits_the_sample() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1::Type> = env.api();
     let sample: v1::Type = from_yaml(SAMPLE);
 

@@ -39,7 +39,7 @@ const UPDATED_IMAGE: &str = "registry.example.com/updated:1.0";
 /// deletes the Deployment.
 #[tokio::test]
 async fn the_sample_runs_as_a_deployment() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Cache> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -96,7 +96,7 @@ async fn the_sample_runs_as_a_deployment() {
 /// it had: the operator hands the field over instead of dropping it to the default of 1.
 #[tokio::test]
 async fn unset_replicas_keep_the_deployments_count() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Cache> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -142,7 +142,7 @@ async fn unset_replicas_keep_the_deployments_count() {
 /// Deployment no longer as it applied it.
 #[tokio::test]
 async fn a_deployment_edited_by_hand_is_put_back() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Cache> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -171,7 +171,7 @@ async fn a_deployment_edited_by_hand_is_put_back() {
 /// brings such a reconcile.
 #[tokio::test]
 async fn a_reconcile_reads_the_deployment_from_the_cache() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Cache> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -208,7 +208,7 @@ async fn a_reconcile_reads_the_deployment_from_the_cache() {
 /// status says why.
 #[tokio::test]
 async fn someone_elses_deployment_is_left_alone() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Cache> = env.api();
     let deployments: Api<Deployment> = env.api();
@@ -251,7 +251,7 @@ async fn someone_elses_deployment_is_left_alone() {
 /// a Cache created again with the same name adopts it instead of refusing it.
 #[tokio::test]
 async fn an_orphaned_deployment_is_adopted() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Cache> = env.api();
     let deployments: Api<Deployment> = env.api();

@@ -35,7 +35,7 @@ const NAME: &str = "guestbook";
 /// defaulting webhook.
 #[tokio::test]
 async fn the_defaulter_sets_the_name_label() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1::Guestbook> = env.api();
     let mut sample: v1::Guestbook = from_yaml(SAMPLE);
     sample.metadata.labels = None;
@@ -50,7 +50,7 @@ async fn the_defaulter_sets_the_name_label() {
 /// The sample is admitted by the validating webhook, which the API server calls.
 #[tokio::test]
 async fn the_validator_admits_the_sample() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1::Guestbook> = env.api();
     let sample: v1::Guestbook = from_yaml(SAMPLE);
 

@@ -20,7 +20,7 @@ const NAME: &str = "guestbook";
 /// defaulting webhook.
 #[tokio::test]
 async fn the_defaulter_sets_the_name_label() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1::Guestbook> = env.api();
     let mut sample: v1::Guestbook = from_yaml(SAMPLE);
     sample.metadata.labels = None;

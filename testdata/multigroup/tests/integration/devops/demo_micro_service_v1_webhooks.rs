@@ -24,7 +24,7 @@ const NAME: &str = "demomicroservice";
 /// defaulting webhook.
 #[tokio::test]
 async fn the_defaulter_sets_the_name_label() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1::DemoMicroService> = env.api();
     let mut sample: v1::DemoMicroService = from_yaml(SAMPLE);
     sample.metadata.labels = None;
@@ -40,7 +40,7 @@ async fn the_defaulter_sets_the_name_label() {
 /// with its message.
 #[tokio::test]
 async fn the_validator_refuses_an_untagged_image() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1::DemoMicroService> = env.api();
     let mut sample: v1::DemoMicroService = from_yaml(SAMPLE);
 

@@ -23,7 +23,7 @@ const FINALIZER: &str = "devops.example.com/dms-backup";
 /// finalizer), and lets it go when it is deleted.
 #[tokio::test]
 async fn the_sample_gets_its_finalizer() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1::DemoMicroService> = env.api();
 

@@ -20,7 +20,7 @@ const SAMPLE: &str = include_str!("../../../config/samples/web-apps_v1beta1_site
 /// The sample is admitted by the validating webhook, which the API server calls.
 #[tokio::test]
 async fn the_validator_admits_the_sample() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1beta1::Site> = env.api();
     let sample: v1beta1::Site = from_yaml(SAMPLE);
 

@@ -32,7 +32,7 @@ const SAMPLE: &str = include_str!("../../config/samples/example.com_v1_wordpress
 /// through the webhook keeps every field.
 #[tokio::test]
 async fn the_sample_converts_both_ways() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let stored: Api<v1::Wordpress> = env.api();
     let converted: Api<v2::Wordpress> = env.api();
     let sample: v1::Wordpress = from_yaml(SAMPLE);

@@ -35,7 +35,7 @@ const SAMPLE: &str = include_str!("../../config/samples/shop_v1alpha1_memcached.
 /// deleting the sample deletes the Deployment.
 #[tokio::test]
 async fn the_sample_runs_as_a_deployment() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1alpha1::Memcached> = env.api();
     let deployments: Api<Deployment> = env.api();

@@ -31,7 +31,7 @@ const CRD: &str = include_str!("../../../config/crd/external/issuers.cert-manage
 /// A new Issuer goes through the webhooks, which the API server calls.
 #[tokio::test]
 async fn the_api_server_calls_the_webhooks() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.install_crds(CRD).await;
     let api: Api<v1::Issuer> = env.api();
     let mut obj = v1::Issuer::default();

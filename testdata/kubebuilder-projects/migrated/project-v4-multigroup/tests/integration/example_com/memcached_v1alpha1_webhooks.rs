@@ -30,7 +30,7 @@ const SAMPLE: &str = include_str!("../../../config/samples/example.com_v1alpha1_
 /// The sample is admitted by the validating webhook, which the API server calls.
 #[tokio::test]
 async fn the_validator_admits_the_sample() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     let api: Api<v1alpha1::Memcached> = env.api();
     let sample: v1alpha1::Memcached = from_yaml(SAMPLE);
 

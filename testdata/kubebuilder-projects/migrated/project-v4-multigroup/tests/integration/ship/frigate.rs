@@ -36,7 +36,7 @@ const FINALIZER: Option<&str> =
 /// finalizer if it has one), and lets it go when it is deleted.
 #[tokio::test]
 async fn the_sample_becomes_ready() {
-    let env = Environment::start(&OPERATOR).await;
+    let env = Environment::shared(&OPERATOR).await;
     env.run(&CONTROLLER).await;
     let api: Api<v1beta1::Frigate> = env.api();
 

@@ -28,9 +28,15 @@ copy() {
 copy shared
 copy own
 grep -rl 'Environment::shared(' "$work/own/tests" | xargs -r sed -i 's/Environment::shared(/Environment::start(/'
+# A package name of its own, for a build of its own in the shared target folder (cargo's file
+# names do not tell two folders' packages of one name apart), with the library's name kept.
+crate=$(sed -n 's/^name = "\(.*\)"/\1/p' "$work/own/Cargo.toml" | head -1)
+sed -i "s/\"$crate\"/\"$crate-own\"/" "$work/own/Cargo.toml" "$work/own/Cargo.lock"
+printf '\n[lib]\nname = "%s"\n' "${crate//-/_}" >>"$work/own/Cargo.toml"
+[ ! -f "$work/own/manifests/Cargo.toml" ] ||
+  sed -i "s/^$crate = { path/$crate = { package = \"$crate-own\", path/" "$work/own/manifests/Cargo.toml"
 
-# binary NAME: builds the integration tests of copy NAME and prints the test binary's path (the
-# copies' crates have the same name, but each build's files have a hash of its folder).
+# binary NAME: builds the integration tests of copy NAME and prints the test binary's path.
 binary() {
   (cd "$work/$1" && cargo test --locked --test integration --no-run --message-format=json 2>/dev/null) |
     python3 -c 'import json, sys

@@ -880,3 +880,29 @@ fn a_shared_control_plane_stops_when_the_tests_end() {
         "the API server at {server} still answers"
     );
 }
+
+/// On a shared control plane, the webhooks of an operator scoped to its namespace look at each
+/// test's namespace, as the manager's look at the one it runs in, and not elsewhere.
+#[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS): make test"]
+async fn a_namespaced_operators_webhooks_see_the_tests_namespaces_on_a_shared_control_plane() {
+    let (first, second) = (
+        Environment::shared(&NAMESPACED_OPERATOR).await,
+        Environment::shared(&NAMESPACED_OPERATOR).await,
+    );
+    for env in [&first, &second] {
+        step(format!(
+            "refused in the test's namespace {}",
+            env.namespace()
+        ));
+        let ours: Api<Widget> = env.api();
+        let refused = env.try_apply(&ours, &widget("negative", -1)).await;
+        let message = refused.expect_err("a negative size is refused").to_string();
+        assert!(message.contains("size must not be negative"), "{message}");
+        assert_eq!(env.webhook_calls(&SIZE_CHECK), 1);
+    }
+
+    step("admitted in a namespace of no test");
+    let elsewhere: Api<Widget> = Api::namespaced(first.client(), "default");
+    first.apply(&elsewhere, &widget("negative", -1)).await;
+}

@@ -1703,7 +1703,8 @@ mod shutdown_tests {
         webhooks::install_crds(&client, &OPERATOR, Some(&base_url), &ca)
             .await
             .expect("the CRD");
-        webhooks::install_configurations(&client, &OPERATOR, &base_url, &ca, "default")
+        let namespace = webhooks::ManagerNamespace::Named("default");
+        webhooks::install_configurations(&client, &OPERATOR, &base_url, &ca, namespace)
             .await
             .expect("the webhook configuration");
 

@@ -90,7 +90,7 @@ use rbuilder_runtime_core::derived;
 use rbuilder_runtime_core::harness::{self, Metrics, SharedWatches, States};
 use rbuilder_runtime_core::namespaces::Namespaces;
 use rbuilder_runtime_core::{Operator, Registration, WatchScope, Webhook, error_chain, rbac};
-use webhooks::WebhookServer;
+use webhooks::{ManagerNamespace, TEST_NAMESPACE_LABEL, WebhookServer};
 
 /// How long [`Environment::wait_for`] waits for one expected change.
 const WAIT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -157,8 +157,12 @@ pub(crate) struct Installed {
 
 impl Installed {
     /// Installs `operator`'s CRDs and webhooks (served from this process) into `plane`, and its
-    /// manager's ClusterRole.
-    async fn start(operator: &'static Operator, plane: ControlPlane) -> anyhow::Result<Self> {
+    /// manager's ClusterRole; for the tests of the binary to `share`, or for one.
+    async fn start(
+        operator: &'static Operator,
+        plane: ControlPlane,
+        share: bool,
+    ) -> anyhow::Result<Self> {
         let client = plane.client().await?;
         let ca = plane.ca().cert.clone();
         let webhooks = if operator.parts().webhooks.is_empty() {
@@ -169,7 +173,10 @@ impl Installed {
         let base_url = webhooks.as_ref().map(WebhookServer::base_url);
         webhooks::install_crds(&client, operator, base_url.as_deref(), &ca).await?;
         if let (Some(server), Some(base_url)) = (&webhooks, &base_url) {
-            let namespace = manager_namespace(operator, NAMESPACE);
+            let namespace = match (share, operator.parts().scope) {
+                (true, WatchScope::Namespace) => ManagerNamespace::EachTests,
+                _ => ManagerNamespace::Named(manager_namespace(operator, NAMESPACE)),
+            };
             webhooks::install_configurations(&client, operator, base_url, &ca, namespace).await?;
             if !derived::webhook_configurations(operator)?.is_empty() {
                 webhooks::wait_until_called(&client, server, &ca).await?;
@@ -228,7 +235,7 @@ impl Environment {
     pub async fn try_start(operator: &'static Operator) -> anyhow::Result<Self> {
         init_logging();
         let plane = ControlPlane::start().await?;
-        let installed = Installed::start(operator, plane).await?;
+        let installed = Installed::start(operator, plane, false).await?;
         let client = installed.plane.client().await?;
         let env = Self::new(
             operator,
@@ -251,10 +258,9 @@ impl Environment {
     /// each other's objects. What is not in a namespace is shared: objects of cluster-scoped
     /// kinds, the namespaces of [`run_watching`](Self::run_watching), CRDs installed with
     /// [`install_crds`](Self::install_crds). A test of those starts its own.
-    ///
-    /// An operator scoped to its namespace with admission webhooks gets a control plane of
-    /// its own for each test (as [`start`](Self::start)): its webhooks look at the manager's
-    /// one namespace only. Panics if the control plane cannot start, saying why.
+    /// The webhooks of an operator scoped to its namespace, which look at the manager's
+    /// namespace only, look at each test's. Panics if the control plane cannot start, saying
+    /// why.
     ///
     /// ```no_run
     /// # use k8s_openapi::api::core::v1::ConfigMap;
@@ -278,10 +284,6 @@ impl Environment {
 
     /// [`shared`](Self::shared), returning why it could not start.
     pub async fn try_shared(operator: &'static Operator) -> anyhow::Result<Self> {
-        let webhooks = !derived::webhook_configurations(operator)?.is_empty();
-        if operator.parts().scope == WatchScope::Namespace && webhooks {
-            return Self::try_start(operator).await;
-        }
         init_logging();
         let installed = shared::plane(operator).await?;
         let client = installed.plane.client().await?;
@@ -289,7 +291,8 @@ impl Environment {
         step(format!(
             "the shared control plane, in the namespace {namespace}"
         ));
-        create_namespace(&client, &namespace)
+        let labels = json!({ TEST_NAMESPACE_LABEL: "true" });
+        create_namespace_with(&client, &namespace, labels)
             .await
             .with_context(|| format!("cannot create the namespace {namespace}"))?;
         let env = Self::new(operator, client, namespace, Plane::Shared(installed));
@@ -766,8 +769,17 @@ async fn bind_manager_role(
 
 /// Creates the namespace `name` unless it exists.
 pub(crate) async fn create_namespace(client: &Client, name: &str) -> Result<(), kube::Error> {
-    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))
-        .map_err(kube::Error::SerdeError)?;
+    create_namespace_with(client, name, json!({})).await
+}
+
+/// Creates the namespace `name` with `labels` unless it exists.
+async fn create_namespace_with(
+    client: &Client,
+    name: &str,
+    labels: serde_json::Value,
+) -> Result<(), kube::Error> {
+    let metadata = json!({"metadata": {"name": name, "labels": labels}});
+    let namespace: Namespace = serde_json::from_value(metadata).map_err(kube::Error::SerdeError)?;
     match Api::<Namespace>::all(client.clone())
         .create(&PostParams::default(), &namespace)
         .await

@@ -60,7 +60,7 @@ pub(crate) async fn plane(operator: &'static Operator) -> anyhow::Result<&'stati
 async fn start(operator: &'static Operator) -> anyhow::Result<Shared> {
     let plane = ControlPlane::start_shared().await?;
     let exit = plane.stop_at_exit()?;
-    let installed = Installed::start(operator, plane).await?;
+    let installed = Installed::start(operator, plane, true).await?;
     Ok(Shared {
         installed,
         _exit: exit,

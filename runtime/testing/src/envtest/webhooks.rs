@@ -245,13 +245,14 @@ fn as_new(mut crd: Value) -> Value {
 
 /// Installs the Mutating- and ValidatingWebhookConfigurations of `operator`, calling the
 /// webhooks at `base_url` with a certificate of `ca`, with `namespace` as the manager's (in the
-/// selectors of the webhooks that spare the manager's namespace or look only there).
+/// selectors of the webhooks that spare the manager's namespace or look only there): one
+/// namespace, or on a shared control plane, each test's ([`TEST_NAMESPACE_LABEL`]).
 pub(crate) async fn install_configurations(
     client: &Client,
     operator: &Operator,
     base_url: &str,
     ca: &str,
-    namespace: &str,
+    namespace: ManagerNamespace<'_>,
 ) -> anyhow::Result<()> {
     let configurations = derived::webhook_configurations(operator)?;
     for mut configuration in configurations {
@@ -289,13 +290,37 @@ fn client_config(base_url: &str, path: &str, ca: &str) -> Value {
     json!({"url": format!("{base_url}{path}"), "caBundle": BASE64_STANDARD.encode(ca)})
 }
 
+/// The label of the namespaces of the tests of a shared control plane.
+pub(crate) const TEST_NAMESPACE_LABEL: &str = "envtest.rbuilder.io/test-namespace";
+
+/// The manager's namespace, as the webhooks' selectors name it.
+#[derive(Clone, Copy)]
+pub(crate) enum ManagerNamespace<'a> {
+    /// One namespace.
+    Named(&'a str),
+    /// The namespace of each test of a shared control plane, as an operator scoped to its
+    /// namespace runs in each: the namespaces with [`TEST_NAMESPACE_LABEL`].
+    EachTests,
+}
+
 /// `selector` with the manager's namespace, `system` until kustomize names it, named.
-fn name_the_namespace(selector: &mut Value, namespace: &str) {
+fn name_the_namespace(selector: &mut Value, namespace: ManagerNamespace<'_>) {
     let expressions = selector["matchExpressions"].as_array_mut();
     for expression in expressions.into_iter().flatten() {
-        for value in expression["values"].as_array_mut().into_iter().flatten() {
-            if value == SERVICE.1 {
-                *value = Value::from(namespace);
+        let values = expression["values"].as_array_mut().into_iter().flatten();
+        let named = values.filter(|value| *value == SERVICE.1);
+        match namespace {
+            ManagerNamespace::Named(namespace) => named.for_each(|value| *value = namespace.into()),
+            ManagerNamespace::EachTests => {
+                // `kubernetes.io/metadata.name In [system]`: the namespace the manager watches,
+                // which each test's is.
+                if named.count() > 0 {
+                    *expression = json!({
+                        "key": TEST_NAMESPACE_LABEL,
+                        "operator": "In",
+                        "values": ["true"],
+                    });
+                }
             }
         }
     }

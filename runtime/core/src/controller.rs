@@ -44,6 +44,8 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, future};
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::DynamicObject;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::core::ApiResource;
 use kube::runtime::controller::Error as ControllerError;
@@ -439,8 +441,35 @@ async fn wait_until_listable<K>(
     shutdown: &CancellationToken,
 ) -> Result<bool, kube::Error>
 where
-    K: Resource + Clone + DeserializeOwned + Debug,
+    K: Resource<DynamicType: Default> + Clone,
 {
+    // The kind only names the URL: the wait itself is compiled once, not for each kind.
+    let resource = ApiResource::erase::<K>(&Default::default());
+    let client = api.clone().into_client();
+    let api = match api.namespace() {
+        Some(namespace) => Api::<DynamicObject>::namespaced_with(client, namespace, &resource),
+        None => Api::all_with(client, &resource),
+    };
+    wait_until_erased_listable(api, controller, shutdown).await
+}
+
+/// [`wait_until_listable`], of the kind's objects as [`DynamicObject`]s; boxed, so that its
+/// body is compiled once, here, instead of in each crate whose kinds wait.
+fn wait_until_erased_listable<'a>(
+    api: Api<DynamicObject>,
+    controller: &'a str,
+    shutdown: &'a CancellationToken,
+) -> BoxFuture<'a, Result<bool, kube::Error>> {
+    Box::pin(wait_until_erased_listable_unboxed(
+        api, controller, shutdown,
+    ))
+}
+
+async fn wait_until_erased_listable_unboxed(
+    api: Api<DynamicObject>,
+    controller: &str,
+    shutdown: &CancellationToken,
+) -> Result<bool, kube::Error> {
     let deadline = tokio::time::Instant::now() + START_TIMEOUT;
     let mut pause = FIRST_RETRY;
     let one = ListParams::default().limit(1);
@@ -1021,9 +1050,26 @@ async fn add_finalizer<K>(
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
-    let held = obj.finalizers();
-    if obj.meta().deletion_timestamp.is_some() || held.iter().any(|held| held == name) {
+    let Some(patch) = finalizer_patch(obj.meta(), name)? else {
         return Ok(obj);
+    };
+    let params = PatchParams::default();
+    let _writing = echoes
+        .as_ref()
+        .map(|echoes| echoes.writing(obj.meta().namespace.as_deref(), &obj.name_any()));
+    let added = api.patch(&obj.name_any(), &params, &patch).await?;
+    if let Some(echoes) = echoes {
+        echoes.wrote(obj.meta().resource_version.as_deref(), added.meta());
+    }
+    Ok(Arc::new(added))
+}
+
+/// The JSON patch that adds the finalizer `name` to the object of `meta`, after a test that its
+/// finalizers are still those of `meta`; `None` if it holds it or is being deleted.
+fn finalizer_patch(meta: &ObjectMeta, name: &str) -> Result<Option<Patch<()>>, kube::Error> {
+    let held = meta.finalizers.as_deref().unwrap_or_default();
+    if meta.deletion_timestamp.is_some() || held.iter().any(|held| held == name) {
+        return Ok(None);
     }
     let patch = if held.is_empty() {
         serde_json::json!([
@@ -1037,17 +1083,7 @@ where
         ])
     };
     let patch = serde_json::from_value(patch).map_err(kube::Error::SerdeError)?;
-    let params = PatchParams::default();
-    let _writing = echoes
-        .as_ref()
-        .map(|echoes| echoes.writing(obj.meta().namespace.as_deref(), &obj.name_any()));
-    let added = api
-        .patch(&obj.name_any(), &params, &Patch::<()>::Json(patch))
-        .await?;
-    if let Some(echoes) = echoes {
-        echoes.wrote(obj.meta().resource_version.as_deref(), added.meta());
-    }
-    Ok(Arc::new(added))
+    Ok(Some(Patch::Json(patch)))
 }
 
 /// When to retry a failed reconcile: [`FIRST_RETRY`], doubled with each failure in a row of
